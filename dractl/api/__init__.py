@@ -1,0 +1,1 @@
+"""The resource.k8s.io model: versions, normalisation to v1, defaults, releases, field paths."""

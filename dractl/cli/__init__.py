@@ -1,0 +1,83 @@
+"""The ``dractl`` command line: typer wiring only (options → library call → reporter → exit code)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from dractl import __version__
+from dractl.errors import DractlError
+
+app = typer.Typer(
+    name="dractl",
+    help="Lint, convert and explain Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# (command name, module, function); each module imports heavy dependencies inside the function.
+COMMANDS: list[tuple[str, str, str]] = [
+    ("lint", "dractl.cli.lint", "lint"),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from dractl.api.releases import DEFAULT_RELEASE, RELEASES
+
+        typer.echo(f"dractl {__version__}")
+        typer.echo(f"Kubernetes releases: {', '.join(RELEASES)} (default {DEFAULT_RELEASE})")
+        try:
+            from dractl.cel import engine_description  # type: ignore[attr-defined]
+
+            typer.echo(f"CEL engine: {engine_description()}")
+        except ImportError:
+            pass
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_version,
+            is_eager=True,
+            help="Print the version, the supported Kubernetes releases and the CEL engine.",
+        ),
+    ] = False,
+) -> None:
+    """Lint, convert and explain Kubernetes Dynamic Resource Allocation manifests."""
+
+
+for _name, _module, _func in COMMANDS:
+    app.command(_name)(getattr(importlib.import_module(_module), _func))
+
+
+def main() -> None:
+    try:
+        app(prog_name="dractl")
+    except DractlError as exc:
+        typer.echo(f"dractl: error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as exc:  # never a traceback for users; DRACTL_DEBUG=1 shows it
+        if os.environ.get("DRACTL_DEBUG"):
+            raise
+        typer.echo(
+            f"dractl: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; run with DRACTL_DEBUG=1 for details)",
+            err=True,
+        )
+        sys.exit(2)

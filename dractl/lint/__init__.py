@@ -1,0 +1,1 @@
+"""``dractl lint``: rules over a workspace of loaded objects."""

@@ -1,0 +1,166 @@
+"""Run the registered rules over a workspace and turn their findings into diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dractl.api.defaults import apply_defaults
+from dractl.api.model import ApiObject, build_all
+from dractl.api.paths import format_path
+from dractl.api.releases import Features
+from dractl.api.workspace import Workspace
+from dractl.diagnostics import Diagnostic, ObjectRef, Position, Severity
+from dractl.lint.registry import REGISTRY, Rule, all_rules
+from dractl.load import LoadResult
+
+
+@dataclass
+class Finding:
+    """What a rule reports; the engine adds the rule id, severity and position.
+
+    ``path`` is a v1 path inside ``obj.data`` (the position of the author's key is looked up from
+    it); ``field``/``type`` are the apiserver's field path and error type when the finding is one
+    the apiserver would report (``field`` defaults to the printed ``path``).
+    """
+
+    message: str
+    path: Sequence[Any] = ()
+    type: str | None = None
+    field: str | None = None
+    severity: Severity | None = None
+    hint: str | None = None
+    position: Position | None = None
+    obj: ApiObject | None = None
+    rule: str | None = None  # another registered rule of the same module
+
+
+@dataclass
+class Settings:
+    features: Features = field(default_factory=Features)
+    select: tuple[str, ...] = ()  # rule ids or prefixes; empty = all
+    ignore: tuple[str, ...] = ()
+    severity_overrides: dict[str, Severity] = field(default_factory=dict)
+    require_classes: bool = False
+    cel_engine: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def enabled(self, rule_id: str) -> bool:
+        """Longest matching prefix wins between select and ignore (ignore wins a tie)."""
+        if self.select:
+            sel = max((len(p) for p in self.select if rule_id.startswith(p)), default=-1)
+        else:
+            sel = 0
+        ign = max((len(p) for p in self.ignore if rule_id.startswith(p)), default=-1)
+        return sel >= 0 and ign < sel if ign >= 0 else sel >= 0
+
+
+class LintContext:
+    """What a rule may look at: the settings, the whole workspace and a per-run cache."""
+
+    def __init__(self, workspace: Workspace, settings: Settings) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self.features = settings.features
+        self.cache: dict[Any, Any] = {}
+        self._defaulted: dict[int, dict[str, Any]] = {}
+
+    def defaulted(self, obj: ApiObject) -> dict[str, Any]:
+        """``obj.data`` after the apiserver's defaulting (computed once per object)."""
+        key = id(obj)
+        if key not in self._defaulted:
+            self._defaulted[key] = apply_defaults(obj.kind, obj.data, obj.version)
+        return self._defaulted[key]
+
+
+@dataclass
+class LintResult:
+    diagnostics: list[Diagnostic]
+    files: int
+    objects: int
+    input_failed: bool
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for d in self.diagnostics:
+            counts[d.severity.value] += 1
+        return {
+            "files": self.files,
+            "objects": self.objects,
+            "errors": counts["error"],
+            "warnings": counts["warning"],
+            "infos": counts["info"],
+        }
+
+
+def lint(loaded: LoadResult, settings: Settings, context: LoadResult | None = None) -> LintResult:
+    objects = build_all(loaded.objects)
+    workspace = Workspace(objects, build_all(context.objects) if context else ())
+    ctx = LintContext(workspace, settings)
+    diagnostics: list[Diagnostic] = [
+        _with_severity(d, settings) for d in loaded.diagnostics if settings.enabled(d.rule)
+    ]
+    rules = [r for r in all_rules() if r.check is not None and settings.enabled(r.id)]
+    for rule_ in rules:
+        if rule_.scope == "set":
+            assert rule_.check is not None
+            for finding in rule_.check(ctx):
+                if finding.obj is not None and workspace.is_context(finding.obj):
+                    continue
+                diagnostics.extend(_diagnostic(rule_, finding, finding.obj, settings))
+    for obj in objects:
+        for rule_ in rules:
+            if rule_.scope != "object" or (rule_.kinds is not None and obj.kind not in rule_.kinds):
+                continue
+            assert rule_.check is not None
+            for finding in rule_.check(obj, ctx):
+                diagnostics.extend(_diagnostic(rule_, finding, finding.obj or obj, settings))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return LintResult(
+        diagnostics=diagnostics,
+        files=len(loaded.files),
+        objects=len(objects),
+        input_failed=loaded.failed,
+    )
+
+
+def _with_severity(d: Diagnostic, settings: Settings) -> Diagnostic:
+    override = settings.severity_overrides.get(d.rule)
+    if override is None or override == d.severity:
+        return d
+    from dataclasses import replace
+
+    return replace(d, severity=override)
+
+
+def _diagnostic(
+    rule_: Rule, finding: Finding, obj: ApiObject | None, settings: Settings
+) -> Iterable[Diagnostic]:
+    rule_id = finding.rule or rule_.id
+    if finding.rule is not None:
+        if finding.rule not in REGISTRY:
+            raise ValueError(f"rule {rule_.id} reported unregistered rule {finding.rule}")
+        if not settings.enabled(rule_id):
+            return
+        default_severity = REGISTRY[rule_id].severity
+    else:
+        default_severity = rule_.severity
+    severity = settings.severity_overrides.get(rule_id, finding.severity or default_severity)
+    position = finding.position
+    if position is None and obj is not None:
+        position = obj.position(finding.path)
+    field_path = finding.field
+    if field_path is None and finding.type is not None:
+        field_path = format_path(finding.path)
+    yield Diagnostic(
+        rule=rule_id,
+        severity=severity,
+        message=finding.message,
+        position=position,
+        field=field_path,
+        type=finding.type,
+        obj=obj.ref if obj is not None else ObjectRef(),
+        hint=finding.hint,
+    )

@@ -1,0 +1,126 @@
+"""The rule registry: every diagnostic dractl emits belongs to a registered rule.
+
+A rule is a function decorated with :func:`rule`; its docstring is its documentation (and
+``docs/rules.md`` is generated from it). The docstring's first line is the one-line summary; the
+rest has these sections, each a line of its own ending in a colon::
+
+    Why:        the rationale (what goes wrong, who rejects it)
+    Bad:        an example manifest (indented) that triggers the rule
+    Good:       the same manifest fixed
+    Upstream:   optional: the upstream source the rule follows
+
+Scopes: ``object`` rules are called once per object of their ``kinds``; ``set`` rules once per run
+with the whole workspace (cross-object checks; they set ``Finding.obj``); ``loader`` rules are
+emitted while reading input (no check function of their own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dractl.diagnostics import Severity
+
+if TYPE_CHECKING:
+    from dractl.lint.engine import Finding
+
+RULE_ID_RE = re.compile(r"^DRA\d{3}$")
+RULE_NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+SECTIONS = ("Why", "Bad", "Good", "Upstream")
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: Severity
+    scope: str  # "object" | "set" | "loader"
+    kinds: frozenset[str] | None
+    doc: str
+    check: Callable[..., Iterable[Finding]] | None
+    module: str
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0].strip()
+
+    def section(self, name: str) -> str:
+        return doc_sections(self.doc).get(name, "")
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(
+    id: str,
+    name: str,
+    severity: Severity,
+    *,
+    kinds: Iterable[str] | None = None,
+    scope: str = "object",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a rule implemented by the decorated function (its docstring is its doc)."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        register(
+            Rule(
+                id=id,
+                name=name,
+                severity=severity,
+                scope=scope,
+                kinds=frozenset(kinds) if kinds is not None else None,
+                doc=_dedent(func.__doc__ or ""),
+                check=None if scope == "loader" else func,
+                module=func.__module__,
+            )
+        )
+        return func
+
+    return decorate
+
+
+def register(new: Rule) -> None:
+    if not RULE_ID_RE.match(new.id):
+        raise ValueError(f"rule id {new.id!r} must look like DRA123")
+    if not RULE_NAME_RE.match(new.name):
+        raise ValueError(f"rule name {new.name!r} must be kebab-case")
+    if new.id in REGISTRY and REGISTRY[new.id].module != new.module:
+        raise ValueError(f"rule id {new.id} registered twice")
+    if any(r.name == new.name and r.id != new.id for r in REGISTRY.values()):
+        raise ValueError(f"rule name {new.name} registered twice")
+    REGISTRY[new.id] = new
+
+
+def all_rules() -> list[Rule]:
+    from dractl.lint import rules  # noqa: F401  (importing registers every rule)
+
+    return [REGISTRY[k] for k in sorted(REGISTRY)]
+
+
+def get_rule(rule_id: str) -> Rule | None:
+    all_rules()
+    return REGISTRY.get(rule_id.upper())
+
+
+def _dedent(doc: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(doc)
+
+
+def doc_sections(doc: str) -> dict[str, str]:
+    """Split a rule docstring into its summary and named sections."""
+    lines = doc.strip().splitlines()
+    out: dict[str, list[str]] = {"Summary": [lines[0]] if lines else []}
+    current = "Description"
+    out[current] = []
+    for line in lines[1:]:
+        stripped = line.rstrip()
+        if stripped.endswith(":") and stripped[:-1] in SECTIONS and not line.startswith(" "):
+            current = stripped[:-1]
+            out[current] = []
+            continue
+        out.setdefault(current, []).append(line)
+    return {k: "\n".join(v).strip("\n") for k, v in out.items()}

@@ -1,0 +1,83 @@
+"""Reading manifests: paths → source files → documents (with positions) → Kubernetes objects."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from dractl.diagnostics import Diagnostic
+from dractl.load.documents import Document, SourceFile
+from dractl.load.objects import KubeObject, objects_of
+from dractl.load.parse import Limits, parse_source
+from dractl.load.sources import expand_paths, read_source
+
+__all__ = [
+    "Document",
+    "KubeObject",
+    "Limits",
+    "LoadResult",
+    "SourceFile",
+    "load_paths",
+    "load_text",
+]
+
+
+@dataclass
+class LoadResult:
+    files: list[SourceFile] = field(default_factory=list)
+    objects: list[KubeObject] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # one-line messages; exit code 2
+
+    @property
+    def failed(self) -> bool:
+        """Whether some input could not be read or parsed (exit code 2)."""
+        return bool(self.unreadable) or any(
+            d.rule in ("DRA001", "DRA002", "DRA005") for d in self.diagnostics
+        )
+
+    def extend(self, other: LoadResult) -> None:
+        self.files += other.files
+        self.objects += other.objects
+        self.diagnostics += other.diagnostics
+        self.unreadable += other.unreadable
+
+
+def load_source(source: SourceFile, limits: Limits, result: LoadResult) -> None:
+    result.files.append(source)
+    result.diagnostics += parse_source(source, limits)
+    for doc in source.documents:
+        for item in objects_of(doc):
+            if isinstance(item, KubeObject):
+                result.objects.append(item)
+            else:
+                result.diagnostics.append(item)
+
+
+def load_paths(
+    paths: Iterable[str], *, stdin: bytes | None = None, limits: Limits | None = None
+) -> LoadResult:
+    """Read every path (files, folders, ``-``); problems become diagnostics, never exceptions.
+
+    A path that does not exist raises :class:`dractl.errors.InputError` (a usage error).
+    """
+    from dractl.errors import InputError
+
+    limits = limits or Limits()
+    result = LoadResult()
+    for path in expand_paths(paths):
+        try:
+            source = read_source(path, limits.max_file_bytes, stdin)
+        except InputError as exc:
+            result.unreadable.append(str(exc))
+            continue
+        load_source(source, limits, result)
+    return result
+
+
+def load_text(text: str, path: str = "<string>", *, limits: Limits | None = None) -> LoadResult:
+    """Load YAML or JSON text (tests, editors)."""
+    fmt = "json" if path.endswith(".json") else "yaml"
+    result = LoadResult()
+    load_source(SourceFile(path, text, fmt), limits or Limits(), result)
+    return result

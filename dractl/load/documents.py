@@ -1,0 +1,167 @@
+"""Source files, their documents and positions inside them.
+
+A YAML stream is split at its document markers before parsing, so that a syntax error in one
+document does not hide the others, and so that every document keeps the exact slice of text it
+came from (``convert`` writes unchanged documents back byte for byte).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dractl.diagnostics import Position
+
+_MARKER_RE = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|\r?$)")
+
+
+@dataclass(eq=False)
+class SourceFile:
+    """One input: a file, or stdin (``path`` is ``<stdin>``)."""
+
+    path: str
+    text: str
+    format: str  # "yaml" | "json"
+    documents: list[Document] = field(default_factory=list)
+    template: bool = False  # a Helm / Go template: not parsed
+    real_path: str | None = None  # the file system path, None for stdin
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if "\r\n" in self.text[:4096] else "\n"
+
+
+@dataclass(eq=False)
+class Document:
+    """One YAML document (or a whole JSON file) of a source file."""
+
+    file: SourceFile
+    index: int
+    text: str
+    start_line: int  # 0-based line of ``text``'s first line in the file
+    raw: Any = None  # ruamel round-trip tree; None for an empty or unparsable document
+    error: str | None = None
+    error_position: Position | None = None
+    yaml11: dict[tuple[int, int], str] = field(default_factory=dict)  # 1-based (line, col) -> text
+
+    @property
+    def empty(self) -> bool:
+        return self.raw is None and self.error is None
+
+    def position(self, path: Sequence[Any]) -> Position:
+        """The file position of ``path`` in ``raw`` or, if it is missing, of its nearest parent.
+
+        Scalars resolve to their value, containers to their key (or list item).
+        """
+        line, col = locate(self.raw, path)
+        return Position(self.file.path, self.start_line + line + 1, col + 1)
+
+    def node(self, path: Sequence[Any]) -> Any:
+        node = self.raw
+        for part in path:
+            node = child(node, part)
+            if node is _MISSING:
+                return None
+        return node
+
+
+_MISSING = object()
+
+
+def child(node: Any, part: Any) -> Any:
+    if isinstance(part, int) and not isinstance(part, bool):
+        if isinstance(node, list) and 0 <= part < len(node):
+            return node[part]
+        return _MISSING
+    if isinstance(node, dict):
+        if part in node:
+            return node[part]
+        for key in node:
+            if not isinstance(key, str) and _key_text(key) == part:
+                return node[key]
+    return _MISSING
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def _raw_key(node: dict[Any, Any], part: Any) -> Any:
+    if part in node:
+        return part
+    for key in node:
+        if not isinstance(key, str) and _key_text(key) == part:
+            return key
+    return None
+
+
+def _start(node: Any) -> tuple[int, int]:
+    lc = getattr(node, "lc", None)
+    if lc is not None and lc.line is not None:
+        return lc.line, lc.col
+    return 0, 0
+
+
+def locate(root: Any, path: Sequence[Any]) -> tuple[int, int]:
+    """0-based (line, column) inside the document text of ``path``, or of its nearest parent."""
+    node = root
+    best = _start(root)
+    for part in path:
+        if isinstance(part, int) and not isinstance(part, bool):
+            if not isinstance(node, list) or not 0 <= part < len(node):
+                return best
+            with contextlib.suppress(AttributeError, KeyError, TypeError):
+                best = tuple(node.lc.item(part))  # type: ignore[attr-defined,assignment]
+            node = node[part]
+        else:
+            if not isinstance(node, dict):
+                return best
+            key = _raw_key(node, part)
+            if key is None:
+                return best
+            value = node[key]
+            try:
+                if isinstance(value, dict | list):
+                    best = tuple(node.lc.key(key))  # type: ignore[attr-defined,assignment]
+                else:
+                    best = tuple(node.lc.value(key))  # type: ignore[attr-defined,assignment]
+            except (AttributeError, KeyError, TypeError):
+                pass
+            node = value
+    return best
+
+
+def split_documents(text: str) -> Iterator[tuple[int, str]]:
+    """Yield ``(start_line, chunk)``; the chunks concatenate back to ``text`` exactly.
+
+    A chunk starts at a ``---`` marker line (which stays in it); ``...`` ends a document.
+    """
+    lines = text.splitlines(keepends=True)
+    start = 0
+    for i, line in enumerate(lines):
+        if i > start and line.startswith("---") and _MARKER_RE.match(line):
+            yield start, "".join(lines[start:i])
+            start = i
+    if start < len(lines):
+        yield start, "".join(lines[start:])
+    elif not lines:
+        yield 0, ""
+
+
+def has_content(chunk: str) -> bool:
+    """Whether a chunk holds anything but markers, comments, directives and blank lines."""
+    for line in chunk.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if _MARKER_RE.match(line) and not stripped[3:].strip(" \t").split("#", 1)[0].strip():
+            continue
+        if stripped.startswith("%"):
+            continue
+        return True
+    return False

@@ -1,0 +1,173 @@
+"""Parse one source file into documents, within bounded time and memory."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from dractl.diagnostics import Diagnostic, Position, Severity
+from dractl.load.documents import Document, SourceFile, has_content, split_documents
+from dractl.load.yaml11 import KubectlConstructor, KubectlResolver
+
+_TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Input limits; inputs beyond them are rejected with a diagnostic, never loaded."""
+
+    max_file_bytes: int = 64 * 1024 * 1024
+    max_depth: int = 100
+    max_nodes: int = 5_000_000  # per document, with aliases expanded
+    max_alias_expansion: int = 100_000  # nodes that aliases may add beyond the written ones
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.Resolver = KubectlResolver
+    yaml.Constructor = KubectlConstructor
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def is_template(text: str) -> bool:
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            continue
+        if _TEMPLATE_RE.search(line) or stripped.startswith("{{"):
+            return True
+    return False
+
+
+def parse_source(source: SourceFile, limits: Limits) -> list[Diagnostic]:
+    """Fill ``source.documents``; return the problems found on the way."""
+    problems: list[Diagnostic] = []
+    if is_template(source.text):
+        source.template = True
+        problems.append(
+            Diagnostic(
+                "DRA003",
+                Severity.WARNING,
+                "template, render it first (e.g. `helm template`): this file contains Go template "
+                "actions ({{ ... }}) and was not checked",
+                Position(source.path, 1, 1),
+            )
+        )
+        return problems
+    chunks = [(0, source.text)] if source.format == "json" else list(split_documents(source.text))
+    for index, (start_line, chunk) in enumerate(chunks):
+        doc = Document(source, index, chunk, start_line)
+        source.documents.append(doc)
+        if source.format != "json" and not has_content(chunk):
+            continue
+        problem = _parse_document(doc, limits)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def _parse_document(doc: Document, limits: Limits) -> Diagnostic | None:
+    yaml = _yaml()
+    try:
+        raw = yaml.load(doc.text)
+    except DuplicateKeyError as exc:
+        return _marked(doc, "DRA002", exc, "duplicate key")
+    except MarkedYAMLError as exc:
+        return _marked(doc, "DRA001", exc, "YAML syntax error")
+    except RecursionError:
+        return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
+    except (YAMLError, ValueError, TypeError) as exc:
+        return _fail(doc, "DRA001", f"YAML syntax error: {_one_line(str(exc))}", None)
+    constructor: Any = yaml.constructor
+    doc.yaml11 = {
+        (doc.start_line + line + 1, col + 1): text
+        for (line, col), text in getattr(constructor, "yaml11", {}).items()
+    }
+    problem = _check_size(raw, limits)
+    if problem is not None:
+        return _fail(doc, "DRA005", problem, None)
+    doc.raw = raw
+    return None
+
+
+def _check_size(raw: Any, limits: Limits) -> str | None:
+    """Reject alias bombs and deep nesting without ever expanding the tree."""
+    sizes: dict[int, int] = {}
+    written = 0
+
+    def size(node: Any, depth: int) -> int:
+        nonlocal written
+        if depth > limits.max_depth:
+            raise _TooDeep
+        if not isinstance(node, dict | list):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = 1  # breaks cycles from recursive aliases
+        children = node.values() if isinstance(node, dict) else node
+        total = 1
+        for item in children:
+            total += size(item, depth + 1)
+            if total > limits.max_nodes:
+                raise _TooBig
+        written += len(node) + 1
+        sizes[key] = total
+        return total
+
+    try:
+        total = size(raw, 0)
+    except _TooDeep:
+        return f"nesting deeper than {limits.max_depth} levels"
+    except _TooBig:
+        return (
+            f"document expands to more than {limits.max_nodes} nodes; "
+            "refusing a possible YAML alias bomb"
+        )
+    if total - written > limits.max_alias_expansion:
+        return (
+            f"YAML aliases expand this document to {total} nodes from {written} written "
+            f"(limit {limits.max_alias_expansion} added by aliases); refusing a possible alias bomb"
+        )
+    return None
+
+
+class _TooDeep(Exception):
+    pass
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _marked(doc: Document, rule: str, exc: MarkedYAMLError, what: str) -> Diagnostic:
+    mark = exc.problem_mark or exc.context_mark
+    position = None
+    if mark is not None:
+        position = Position(doc.file.path, doc.start_line + mark.line + 1, mark.column + 1)
+    parts = [p for p in (exc.context, exc.problem) if p]
+    detail = _one_line("; ".join(parts)) if parts else _one_line(str(exc))
+    if rule == "DRA002":
+        detail = _one_line(exc.problem or "") or detail
+        key = re.search(r'found duplicate key "(.*?)"', str(exc))
+        detail = f'duplicate key "{key.group(1)}"' if key else detail
+        message = f"{detail}: the apiserver's strict decoding rejects duplicate fields"
+    else:
+        message = f"{what}: {detail}"
+    return _fail(doc, rule, message, position)
+
+
+def _fail(doc: Document, rule: str, message: str, position: Position | None) -> Diagnostic:
+    doc.error = message
+    doc.error_position = position or Position(doc.file.path, doc.start_line + 1, 1)
+    return Diagnostic(rule, Severity.ERROR, message, doc.error_position)

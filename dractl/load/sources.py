@@ -1,0 +1,70 @@
+"""Find and read inputs: files, folders (recursively) and ``-`` for stdin."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from dractl.errors import InputError
+from dractl.load.documents import SourceFile
+
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def expand_paths(paths: Iterable[str]) -> Iterator[str]:
+    """Yield the files to read; folders are walked recursively in sorted order."""
+    for raw in paths:
+        if raw == "-":
+            yield raw
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            found = []
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found.extend(os.path.join(root, f) for f in files if f.lower().endswith(SUFFIXES))
+            yield from sorted(found)
+        elif path.exists():
+            yield raw
+        else:
+            raise InputError(f"{raw}: no such file or directory")
+
+
+def decode(data: bytes, name: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{name}: not valid UTF-16 ({exc.reason})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{name}: byte {exc.start} is not valid UTF-8; dractl reads UTF-8 (as kubectl does)"
+        ) from None
+
+
+def read_source(path: str, max_bytes: int, stdin: bytes | None = None) -> SourceFile:
+    if path == "-":
+        data = stdin if stdin is not None else sys.stdin.buffer.read(max_bytes + 1)
+        name, real = "<stdin>", None
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}") from None
+        name, real = path, path
+    if len(data) > max_bytes:
+        raise InputError(
+            f"{name}: larger than the limit of {max_bytes} bytes (see --max-file-size)"
+        )
+    text = decode(data, name)
+    is_json = path.lower().endswith(".json") or (
+        path == "-" and text.lstrip().startswith(("{", "["))
+    )
+    return SourceFile(name, text, "json" if is_json else "yaml", real_path=real)

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture
+def run_dractl():
+    """Run the real CLI in a subprocess: ``run_dractl(*args, stdin=None) -> CompletedProcess``."""
+
+    def run(
+        *args: str, stdin: str | None = None, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dractl", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=cwd or ROOT,
+            timeout=120,
+        )
+
+    return run
