@@ -73,7 +73,9 @@ RELEASES = (
 # v1beta1 carries the device fields on BasicDevice (under `basic:`), the other two on Device.
 # Descriptions are shortened from the upstream doc comments.
 
-_LIST_ATTRIBUTE_NOTE = "\n\nThis is an alpha field and requires enabling the DRAListTypeAttributes feature gate."
+_LIST_ATTRIBUTE_NOTE = (
+    "\n\nThis is an alpha field and requires enabling the DRAListTypeAttributes feature gate."
+)
 
 
 def _list_of(item: Json, description: str) -> Json:
@@ -126,7 +128,8 @@ RELEASE_PATCHES: dict[str, Json] = {
                 "properties": {
                     "bools": _list_of(
                         {"default": False, "type": "boolean"},
-                        "BoolValues is a non-empty list of true/false values." + _LIST_ATTRIBUTE_NOTE,
+                        "BoolValues is a non-empty list of true/false values."
+                        + _LIST_ATTRIBUTE_NOTE,
                     ),
                     "ints": _list_of(
                         {"default": 0, "format": "int64", "type": "integer"},
@@ -157,7 +160,7 @@ RELEASE_PATCHES: dict[str, Json] = {
                             "NodeAllocatableResourceMappings defines the mapping of node resources "
                             "that are managed by the DRA driver exposing this device: resources "
                             "reported in the Node's `status.allocatable` that are not extended "
-                            "resources, such as \"cpu\", \"memory\", \"ephemeral-storage\" and "
+                            'resources, such as "cpu", "memory", "ephemeral-storage" and '
                             "hugepages. The keys of this map are those resource names; extended "
                             "resource names are not permitted as keys.\n\nThis is an alpha field and "
                             "requires enabling the DRANodeAllocatableResources feature gate."
@@ -282,7 +285,11 @@ def kind_schema(definitions: dict[str, Json], version: str, kind: str, release: 
     properties["apiVersion"] = {**properties["apiVersion"], "enum": [api_version]}
     properties["kind"] = {**properties["kind"], "enum": [kind]}
     required = list(root.get("required", []))
-    root["required"] = ["apiVersion", "kind", *[r for r in required if r not in ("apiVersion", "kind")]]
+    root["required"] = [
+        "apiVersion",
+        "kind",
+        *[r for r in required if r not in ("apiVersion", "kind")],
+    ]
 
     defs: Json = {}
     for name in reachable_definitions(definitions, root_name):
@@ -433,7 +440,11 @@ def provenance_markdown(index: Json) -> str:
         "|---|---|---|---|---|---|",
     ]
     for entry in index["schemas"]:
-        source = f"`{entry['source']}`" + (" + patch" if entry["patch"] else "") if entry["source"] else "(dispatcher)"
+        source = (
+            f"`{entry['source']}`" + (" + patch" if entry["patch"] else "")
+            if entry["source"]
+            else "(dispatcher)"
+        )
         lines.append(
             f"| `{entry['file']}` | {entry['release']} | {entry['apiVersion'] or '*'} | "
             f"{entry['kind'] or '*'} | {source} | `{entry['sha256']}` |"
@@ -442,7 +453,11 @@ def provenance_markdown(index: Json) -> str:
 
 
 def stale_files(expected: dict[str, bytes], out_dir: Path) -> list[str]:
-    stale = [path for path, data in expected.items() if not (out_dir / path).is_file() or (out_dir / path).read_bytes() != data]
+    stale = [
+        path
+        for path, data in expected.items()
+        if not (out_dir / path).is_file() or (out_dir / path).read_bytes() != data
+    ]
     if out_dir.is_dir():
         present = {p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*") if p.is_file()}
         stale += sorted(present - set(expected))
@@ -461,9 +476,15 @@ def write(expected: dict[str, bytes], out_dir: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="report stale files and exit 1 instead of writing")
-    parser.add_argument("--openapi", type=Path, default=OPENAPI_DIR, help="folder of the vendored OpenAPI documents")
-    parser.add_argument("--out", type=Path, default=SCHEMAS_DIR, help="output folder (default: schemas/)")
+    parser.add_argument(
+        "--check", action="store_true", help="report stale files and exit 1 instead of writing"
+    )
+    parser.add_argument(
+        "--openapi", type=Path, default=OPENAPI_DIR, help="folder of the vendored OpenAPI documents"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=SCHEMAS_DIR, help="output folder (default: schemas/)"
+    )
     args = parser.parse_args(argv)
     expected = generate(args.openapi)
     if args.check:

@@ -48,7 +48,17 @@ def test_wheel_contains_every_bundled_schema(wheel: Path) -> None:
 def test_installed_package_loads_schemas_from_its_own_data(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -63,7 +73,12 @@ def test_installed_package_loads_schemas_from_its_own_data(wheel: Path, tmp_path
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     facts = json.loads(result.stdout)
     assert Path(facts["package"]).is_relative_to(target)
