@@ -405,7 +405,23 @@ def generate(openapi_dir: Path = OPENAPI_DIR) -> dict[str, bytes]:
     }
     files["index.json"] = dump(index)
     files["PROVENANCE.md"] = provenance_markdown(index).encode()
+    files["README.md"] = README.encode()
     return files
+
+
+README = """\
+# Bundled JSON Schemas
+
+Strict JSON Schemas (draft-07) of the `resource.k8s.io` kinds DeviceClass, ResourceClaim,
+ResourceClaimTemplate and ResourceSlice, generated from the upstream OpenAPI documents by
+`scripts/generate_schemas.py`. Do not edit them by hand: regenerate. The wheel ships this folder
+as `dractl/schemas`, and `dractl schema` writes one release of it for editors.
+
+* `<release>/<version>/<kind>.json`: one self-contained schema per kind, API version and
+  Kubernetes release (1.34, 1.35, 1.36); unknown fields are rejected.
+* `<release>/all.json`: picks the schema by `apiVersion` and `kind`; other objects pass.
+* `index.json`, `PROVENANCE.md`: the source document, release and sha256 of every file.
+"""
 
 
 def provenance_markdown(index: Json) -> str:
