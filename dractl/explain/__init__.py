@@ -1,0 +1,1 @@
+"""``dractl explain``: which devices the scheduler would pick on each node, and why not others."""

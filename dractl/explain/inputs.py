@@ -1,0 +1,183 @@
+"""From the objects a user passes to the claims the scheduler would allocate together.
+
+A Pod (or a workload's pod template) is one unit: its claims are allocated together on a node,
+as the scheduler does. A ``resourceClaimTemplateName`` becomes a claim as the resource-claim
+controller would create it (named ``<pod>-<claim>`` here; the controller adds a random suffix).
+Claims and templates that no pod references form one more unit, allocated together in input
+order. Claims with ``status.allocation`` are not allocated again: their devices are in use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dractl.api.defaults import apply_defaults
+from dractl.api.model import ApiObject
+from dractl.api.workspace import Workspace
+from dractl.errors import InputError
+
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+
+
+@dataclass
+class ClaimInput:
+    """A claim to allocate: v1-shaped, defaulted ResourceClaim data."""
+
+    namespace: str
+    name: str
+    data: dict[str, Any]
+    source: ApiObject  # the claim, or the template it was made from
+    template: str | None = None  # ``ns/name`` of the template it was made from
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def allocated(self) -> bool:
+        status = self.data.get("status")
+        return isinstance(status, dict) and isinstance(status.get("allocation"), dict)
+
+
+@dataclass
+class AllocationUnit:
+    """Claims the scheduler allocates together (one pod's claims)."""
+
+    title: str
+    claims: list[ClaimInput]
+    pod: ApiObject | None = None
+    preallocated: list[ClaimInput] = field(default_factory=list)  # referenced, already allocated
+
+
+def pod_spec(obj: ApiObject) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
+    """The pod spec of a Pod or workload and its path in the object."""
+    if obj.group not in ("", "apps", "batch"):
+        return None, ()
+    if obj.kind == "Pod":
+        path: tuple[Any, ...] = ("spec",)
+    elif obj.kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"):
+        path = ("spec", "template", "spec")
+    elif obj.kind == "CronJob":
+        path = ("spec", "jobTemplate", "spec", "template", "spec")
+    else:
+        return None, ()
+    spec = obj.get(path)
+    return (spec if isinstance(spec, dict) else None), path
+
+
+def claim_from_object(obj: ApiObject) -> ClaimInput:
+    data = apply_defaults(obj.kind, obj.data, obj.version)
+    return ClaimInput(obj.effective_namespace or "default", obj.name or "", data, obj)
+
+
+def claim_from_template(template: ApiObject, pod_name: str, claim_name: str) -> ClaimInput:
+    data = apply_defaults(template.kind, template.data, template.version)
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    meta = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
+    namespace = template.effective_namespace or "default"
+    name = f"{pod_name}-{claim_name}"
+    annotations = dict(meta.get("annotations") or {})
+    annotations[POD_CLAIM_NAME_ANNOTATION] = claim_name
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": dict(meta.get("labels") or {}),
+            "annotations": annotations,
+        },
+        "spec": spec.get("spec") if isinstance(spec.get("spec"), dict) else {},
+    }
+    return ClaimInput(namespace, name, claim, template, template.qualified_name)
+
+
+def matches(selector: str, claim: ClaimInput) -> bool:
+    """``--claim NAME`` matches in ``default``; ``--claim NS/NAME`` exactly."""
+    if "/" in selector:
+        return selector == claim.qualified_name
+    return claim.namespace == "default" and claim.name == selector
+
+
+def plan(workspace: Workspace, claim_selectors: Iterable[str] = ()) -> list[AllocationUnit]:
+    """The allocation units for the objects under check (context objects are only references).
+
+    Raises :class:`InputError` naming what is missing when a pod references a claim or template
+    that is not in the input.
+    """
+    selectors = list(claim_selectors)
+    units: list[AllocationUnit] = []
+    referenced: set[str] = set()
+    for obj in workspace.checked:
+        spec, _ = pod_spec(obj)
+        if spec is None or not isinstance(spec.get("resourceClaims"), list):
+            continue
+        namespace = obj.effective_namespace or "default"
+        pod_name = obj.name or "pod"
+        unit = AllocationUnit(f"{obj.kind.lower()} {namespace}/{pod_name}", [], pod=obj)
+        for entry in spec["resourceClaims"]:
+            if not isinstance(entry, dict):
+                continue
+            claim_name = entry.get("name")
+            if entry.get("resourceClaimName"):
+                key = f"{namespace}/{entry['resourceClaimName']}"
+                found = workspace.claims.get(key)
+                if found is None:
+                    raise InputError(
+                        f"{obj.kind} {namespace}/{pod_name}: ResourceClaim {key} "
+                        f"(claim {claim_name!r}) is not in the input"
+                    )
+                referenced.add(key)
+                claim = claim_from_object(found)
+                (unit.preallocated if claim.allocated else unit.claims).append(claim)
+            elif entry.get("resourceClaimTemplateName"):
+                key = f"{namespace}/{entry['resourceClaimTemplateName']}"
+                template = workspace.claim_templates.get(key)
+                if template is None:
+                    raise InputError(
+                        f"{obj.kind} {namespace}/{pod_name}: ResourceClaimTemplate {key} "
+                        f"(claim {claim_name!r}) is not in the input"
+                    )
+                referenced.add("template:" + key)
+                unit.claims.append(claim_from_template(template, pod_name, str(claim_name)))
+        if unit.claims or unit.preallocated:
+            units.append(unit)
+    loose: list[ClaimInput] = []
+    for obj in workspace.checked:
+        if obj.kind == "ResourceClaim" and obj.dra and obj.name:
+            claim = claim_from_object(obj)
+            if claim.qualified_name not in referenced and not claim.allocated:
+                loose.append(claim)
+        elif (
+            obj.kind == "ResourceClaimTemplate"
+            and obj.dra
+            and obj.name
+            and "template:" + obj.qualified_name not in referenced
+        ):
+            # A template on its own stands for one claim made from it, named like the template.
+            claim = claim_from_template(obj, "pod", obj.name)
+            claim.name = obj.name
+            claim.data["metadata"]["name"] = obj.name
+            loose.append(claim)
+    if loose:
+        units.append(AllocationUnit("claims " + ", ".join(c.qualified_name for c in loose), loose))
+    if selectors:
+        for unit in units:
+            unit.claims = [c for c in unit.claims if any(matches(s, c) for s in selectors)]
+        units = [u for u in units if u.claims]
+        if not units:
+            raise InputError(f"no claim in the input matches {', '.join(selectors)}")
+    return units
+
+
+def allocated_claims(workspace: Workspace) -> list[ClaimInput]:
+    """Every claim with ``status.allocation`` (checked and context objects): devices in use."""
+    out = []
+    for obj in workspace.all:
+        if obj.kind == "ResourceClaim" and obj.dra:
+            claim = claim_from_object(obj)
+            if claim.allocated:
+                out.append(claim)
+    return out
