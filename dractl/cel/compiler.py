@@ -1,0 +1,124 @@
+"""compile_selector: the one entry point for compiling and evaluating DRA CEL selectors."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from dractl.cel.environment import CEL_GATES, Purpose, environment_for
+from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
+
+if TYPE_CHECKING:
+    from dractl.cel.device import CelDevice
+    from dractl.cel.engines import Program
+    from dractl.cel.environment import Environment
+
+# Output types a selector may have: bool, or the unknown type of an attribute value
+# (``any``; with DRAListTypeAttributes attribute values are ``dyn``).
+_UNKNOWN_OUTPUT_TYPES = ("any",)
+
+
+class CompiledSelector:
+    """A compiled selector; ``evaluate`` answers whether a device matches."""
+
+    __slots__ = ("_program", "cost", "engine", "environment", "expression", "output_type")
+
+    def __init__(self, expression: str, environment: Environment, engine: str, program: Program,
+                 cost: int | None) -> None:
+        self.expression = expression
+        self.environment = environment
+        self.engine = engine
+        self._program = program
+        self.output_type = program.output_type
+        #: Estimated worst-case cost as upstream's estimator computes it (None when unknown).
+        self.cost = cost
+
+    def evaluate(self, device: CelDevice) -> bool:
+        """True or False, or :class:`CelRuntimeError` with upstream's message."""
+        result = self._program.evaluate(device)
+        if isinstance(result, bool):
+            return result
+        type_name = getattr(result, "type_name", type(result).__name__)
+        raise CelRuntimeError(
+            f"CEL result of type {type_name} could not be converted to bool: {_conversion_error(type_name)}"
+        )
+
+    def __repr__(self) -> str:
+        return f"CompiledSelector({self.expression!r}, engine={self.engine!r}, release={self.environment.release!r})"
+
+
+# cel-go's ConvertToNative(bool) error per value type (common/types/*.go); the wording differs
+# from type to type.
+_CONVERSION_ERRORS = {
+    "string": "unsupported native conversion from string to 'bool'",
+    "int": "unsupported type conversion from 'int' to bool",
+    "uint": "unsupported type conversion from 'uint' to bool",
+    "double": "type conversion error from Double to 'bool'",
+    "bytes": "type conversion error from Bytes to 'bool'",
+    "list": "type conversion error from list to 'bool'",
+    "map": "type conversion error from map to 'bool'",
+    "null_type": "type conversion error from 'null_type' to 'bool'",
+    "google.protobuf.Duration": "type conversion error from 'Duration' to 'bool'",
+    "google.protobuf.Timestamp": "type conversion error from 'Timestamp' to 'bool'",
+    "kubernetes.Quantity": "type conversion error from 'Quantity' to 'bool'",
+    "kubernetes.Semver": "type conversion error from 'Semver' to 'bool'",
+}
+
+
+def _conversion_error(type_name: str) -> str:
+    return _CONVERSION_ERRORS.get(type_name, f"type conversion error from '{type_name}' to 'bool'")
+
+
+_cache: dict[tuple[object, ...], CompiledSelector | CelCompileError] = {}
+_cache_lock = threading.Lock()
+
+
+def compile_selector(
+    expression: str,
+    *,
+    release: str,
+    gates: dict[str, bool] | None = None,
+    purpose: Purpose = "new",
+    engine: str | None = None,
+) -> CompiledSelector:
+    """Compile a selector as the apiserver (``purpose="new"``) or scheduler (``"stored"``) does.
+
+    Raises :class:`CelCompileError` with positioned errors. Results (and failures) are cached per
+    expression, release, CEL-relevant gates, purpose and engine.
+    """
+    from dractl.cel.engines import get_engine, resolve_engine_name
+
+    engine_name = resolve_engine_name(engine)
+    relevant_gates = tuple(bool((gates or {}).get(name, False)) for name in CEL_GATES)
+    key = (expression, release, relevant_gates, purpose, engine_name)
+    cached = _cache.get(key)
+    if cached is None:
+        environment = environment_for(release, gates, purpose)
+        cached = _compile_uncached(expression, environment, engine_name, get_engine(engine_name))
+        with _cache_lock:
+            _cache[key] = cached
+    if isinstance(cached, CelCompileError):
+        raise cached
+    return cached
+
+
+def _compile_uncached(expression: str, environment: Environment, engine_name: str,
+                      engine: Any) -> CompiledSelector | CelCompileError:
+    try:
+        program = engine.compile(expression, environment)
+    except CelCompileError as exc:
+        return exc
+    output = program.output_type
+    list_types = environment.list_type_attributes
+    if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):
+        message = f"must evaluate to bool or the unknown type, not {output}"
+        return CelCompileError(message, [CelError(message, 1, 1)])
+    return CompiledSelector(expression, environment, engine_name, program, None)
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _cache.clear()
+
+
+__all__ = ["CelCompileError", "CelRuntimeError", "CompiledSelector", "compile_selector"]

@@ -1,0 +1,145 @@
+"""The ``device`` a selector sees, built from one ResourceSlice device.
+
+A :class:`CelDevice` converts its attributes and capacities once into plain values and once
+per engine into that engine's values, and keeps both, so a run that evaluates many selectors
+on one device converts it only once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dractl.cel.quantity import Quantity, QuantityError, parse_quantity
+from dractl.cel.semver import Semver, SemverError, parse_semver
+
+_SCALAR_KINDS = ("int", "bool", "string", "version")
+_LIST_KINDS = ("ints", "bools", "strings", "versions")
+
+
+class DeviceConversionError(Exception):
+    """An attribute or capacity the scheduler cannot hand to CEL; message as upstream's."""
+
+
+def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
+    """``domain/id``; a name without a domain belongs to the driver's domain."""
+    domain, sep, ident = name.partition("/")
+    if not sep:
+        return driver, name
+    return domain, ident
+
+
+def _version(text: Any) -> Semver:
+    try:
+        return parse_semver(str(text))
+    except SemverError as exc:
+        raise DeviceConversionError(f"parse semantic version: {exc}") from None
+
+
+def _attribute_value(attribute: Any, list_types: bool) -> Any:
+    if not isinstance(attribute, Mapping):
+        raise DeviceConversionError("unsupported attribute value")
+    if list_types:
+        for kind in _LIST_KINDS:
+            if kind in attribute and attribute[kind] is not None:
+                values = list(attribute[kind])
+                return [_version(v) for v in values] if kind == "versions" else values
+    for kind in _SCALAR_KINDS:
+        if kind in attribute and attribute[kind] is not None:
+            value = attribute[kind]
+            return _version(value) if kind == "version" else value
+    raise DeviceConversionError("unsupported attribute value")
+
+
+def _capacity_value(capacity: Any) -> Quantity:
+    value = capacity.get("value") if isinstance(capacity, Mapping) else capacity
+    try:
+        return parse_quantity(str(value))
+    except QuantityError as exc:
+        raise DeviceConversionError(str(exc)) from None
+
+
+class PlainDevice:
+    """Engine-independent view: domain → id → value, or the conversion error."""
+
+    __slots__ = ("allow_multiple_allocations", "attributes", "capacity", "driver", "error")
+
+    def __init__(
+        self,
+        driver: str,
+        attributes: dict[str, dict[str, Any]],
+        capacity: dict[str, dict[str, Quantity]],
+        allow_multiple_allocations: bool,
+        error: str | None,
+    ) -> None:
+        self.driver = driver
+        self.attributes = attributes
+        self.capacity = capacity
+        self.allow_multiple_allocations = allow_multiple_allocations
+        self.error = error
+
+
+class CelDevice:
+    """One device as input to selectors.
+
+    ``attributes`` and ``capacity`` are the v1 ResourceSlice maps (``{name: {int|bool|string|
+    version: x}}``, with 1.36 list kinds ``ints|bools|strings|versions``; ``{name: {value:
+    Quantity}}``), with or without domain prefix on the names.
+    """
+
+    __slots__ = ("_engine_values", "_plain", "allow_multiple_allocations", "attributes", "capacity", "driver")
+
+    def __init__(
+        self,
+        driver: str,
+        attributes: Mapping[str, Any] | None = None,
+        capacity: Mapping[str, Any] | None = None,
+        allow_multiple_allocations: bool | None = None,
+    ) -> None:
+        self.driver = driver
+        self.attributes = dict(attributes or {})
+        self.capacity = dict(capacity or {})
+        self.allow_multiple_allocations = allow_multiple_allocations
+        self._plain: dict[bool, PlainDevice] = {}
+        self._engine_values: dict[tuple[object, ...], Any] = {}
+
+    def plain(self, list_types: bool) -> PlainDevice:
+        """The converted device; list attribute values only when DRAListTypeAttributes is on."""
+        cached = self._plain.get(list_types)
+        if cached is not None:
+            return cached
+        attributes: dict[str, dict[str, Any]] = {}
+        capacity: dict[str, dict[str, Quantity]] = {}
+        error: str | None = None
+        for name, attribute in self.attributes.items():
+            try:
+                value = _attribute_value(attribute, list_types)
+            except DeviceConversionError as exc:
+                # Upstream converts every attribute before evaluating, so one bad attribute
+                # fails every selector on this device.
+                error = f"attribute {name}: {exc}"
+                break
+            domain, ident = split_qualified_name(name, self.driver)
+            attributes.setdefault(domain, {})[ident] = value
+        for name, entry in self.capacity.items():
+            try:
+                quantity = _capacity_value(entry)
+            except DeviceConversionError as exc:
+                error = error or f"capacity {name}: {exc}"
+                break
+            domain, ident = split_qualified_name(name, self.driver)
+            capacity.setdefault(domain, {})[ident] = quantity
+        plain = PlainDevice(
+            self.driver, attributes, capacity, bool(self.allow_multiple_allocations), error
+        )
+        self._plain[list_types] = plain
+        return plain
+
+    def engine_value(self, key: tuple[object, ...]) -> Any:
+        return self._engine_values.get(key)
+
+    def set_engine_value(self, key: tuple[object, ...], value: Any) -> None:
+        self._engine_values[key] = value
+
+    def __repr__(self) -> str:
+        return f"CelDevice(driver={self.driver!r}, attributes={self.attributes!r}, capacity={self.capacity!r})"
