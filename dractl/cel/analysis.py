@@ -1,39 +1,91 @@
-"""Facts about an expression that engines need beyond compiling it."""
+"""Facts about a checked expression that engines need beyond compiling it."""
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 
-_MAP_REFERENCE = re.compile(r"\bdevice\s*\.\s*(attributes|capacity)\b")
-_LITERAL_INDEX = re.compile(r"""\s*\[\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\]""")
-_FIELD_SELECT = re.compile(r"\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()")
-_HAS_BEFORE = re.compile(r"\bhas\s*\(\s*$")
+from dractl.cel.ast import CheckedAst, Expr
+
+#: Stands for "the device's own driver" in a set of looked-up domains
+#: (``device.attributes[device.driver]``).
+DRIVER_DOMAIN = "\x00driver"
+
+_OUTER_MAPS = {"device.attributes": 0, "device.capacity": 1}
+_LOOKUP_CALLS = ("_[_]", "_[?_]", "_?._")
 
 
-LookedUpDomains = tuple[frozenset[str], frozenset[str]]
+@dataclass(frozen=True)
+class DomainLookups:
+    """Domains looked up directly in ``device.attributes`` and ``device.capacity``.
 
-
-def literal_domains(expression: str) -> LookedUpDomains | None:
-    """Domains the expression looks up directly (attributes, capacity), when that is all it does with the outer maps.
-
-    Upstream's outer attribute and capacity maps answer a lookup of a missing domain with an
-    empty map. An engine that cannot customise map lookup gets the same answers by binding an
-    empty map for each looked-up domain the device lacks — but only when the expression never
-    looks at the outer map as a whole (``in``, ``size``, iteration, ``has``, binding it to a
-    name): then it returns ``None`` and no empty maps are added.
+    Upstream's outer maps answer a lookup of a missing domain with an empty map. An engine that
+    cannot customise map lookup gets the same answers by binding an empty map for each
+    looked-up domain the device lacks — which is exact only when the expression never looks at
+    an outer map as a whole (``in``, ``size``, iteration, binding it to a name): ``exact`` says so.
     """
-    domains: dict[str, set[str]] = {"attributes": set(), "capacity": set()}
-    for match in _MAP_REFERENCE.finditer(expression):
-        rest = expression[match.end():]
-        if _HAS_BEFORE.search(expression[: match.start()]):
-            return None
-        index = _LITERAL_INDEX.match(rest)
-        if index:
-            domains[match.group(1)].add(index.group(1) if index.group(1) is not None else index.group(2))
+
+    attributes: frozenset[str]
+    capacity: frozenset[str]
+    exact: bool
+
+    @property
+    def any(self) -> bool:
+        return bool(self.attributes or self.capacity)
+
+
+def _parents(root: Expr) -> dict[int, Expr]:
+    parents: dict[int, Expr] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in node.children():
+            parents[child.id] = node
+            stack.append(child)
+    return parents
+
+
+def _is_device_driver(node: Expr) -> bool:
+    return (node.kind == "select" and node.name == "driver" and not node.test_only
+            and node.operand is not None and node.operand.kind == "ident" and node.operand.name == "device")
+
+
+def domain_lookups(ast: CheckedAst) -> DomainLookups:
+    found: tuple[set[str], set[str]] = (set(), set())
+    exact = True
+    parents = _parents(ast.root)
+    bound_names = _bound_names(ast.root)
+    for node in ast.root.walk():
+        if node.kind != "ident":
             continue
-        select = _FIELD_SELECT.match(rest)
-        if select and not rest.lstrip().startswith(".?"):
-            domains[match.group(1)].add(select.group(1))
+        if node.name == "device" and "device" not in bound_names:
+            parent = parents.get(node.id)
+            if not (parent is not None and parent.kind == "select"
+                    and parent.name in ("driver", "allowMultipleAllocations")):
+                exact = False  # the whole device escapes: its maps may be inspected anywhere
             continue
-        return None
-    return frozenset(domains["attributes"]), frozenset(domains["capacity"])
+        which = _OUTER_MAPS.get(node.name)
+        if which is None or node.name in bound_names:
+            continue
+        parent = parents.get(node.id)
+        if parent is not None and parent.kind == "select" and parent.operand is node:
+            found[which].add(parent.name)
+        elif (parent is not None and parent.kind == "call" and parent.name in _LOOKUP_CALLS
+              and len(parent.args) == 2 and parent.args[0] is node):
+            key = parent.args[1]
+            if key.kind == "const" and isinstance(key.value, str):
+                found[which].add(key.value)
+            elif _is_device_driver(key):
+                found[which].add(DRIVER_DOMAIN)
+            else:
+                exact = False
+        else:
+            exact = False
+    return DomainLookups(frozenset(found[0]), frozenset(found[1]), exact)
+
+
+def _bound_names(root: Expr) -> set[str]:
+    names: set[str] = set()
+    for node in root.walk():
+        if node.kind == "comprehension":
+            names.update(n for n in (node.iter_var, node.iter_var2, node.accu_var) if n)
+    return names

@@ -113,7 +113,7 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
     if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):
         message = f"must evaluate to bool or the unknown type, not {output}"
         return CelCompileError(message, [CelError(message, 1, 1)])
-    return CompiledSelector(expression, environment, engine_name, program, None)
+    return CompiledSelector(expression, environment, engine_name, program, getattr(program, "cost", None))
 
 
 def clear_cache() -> None:

@@ -69,4 +69,6 @@ def runtime_message(message: str) -> str:
         return f"no such key: {key.group(1)}"
     if _NO_MATCHING_OVERLOAD.match(message):
         return "no such overload"
+    if message == "Iteration budget exceeded":
+        return "operation cancelled: actual cost limit exceeded"
     return message

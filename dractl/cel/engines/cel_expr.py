@@ -22,8 +22,10 @@ from google.protobuf import (
     struct_pb2,
 )
 
-from dractl.cel import messages
-from dractl.cel.analysis import LookedUpDomains, literal_domains
+from dractl.cel import messages, regex
+from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
+from dractl.cel.ast import CheckedAst, decode_checked
+from dractl.cel.cost import RUNTIME_COST_LIMIT, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
@@ -199,6 +201,11 @@ class _Library:
         for name, overloads in compare_overloads.items():
             if overloads:
                 fn(name, *overloads)
+        if libraries is None or "regex" in libraries:
+            fn("find", ("string_find_string", T.STRING, [T.STRING, T.STRING], True, regex.find))
+            fn("findAll",
+               ("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], True, regex.find_all),
+               ("string_find_all_string_int", T.List(T.STRING), [T.STRING, T.STRING, T.INT], True, regex.find_all))
         if environment is None or environment.includes_function:
             fn("includes", ("dra_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], True, _includes))
         for (name, arity, member), candidates in runtime_impls.items():
@@ -257,26 +264,76 @@ def _includes(target: Any, argument: Any) -> bool:
 
 
 class _CelExprProgram:
-    __slots__ = ("_engine", "_expression", "_list_types", "_runtime", "literal_domains", "output_type")
+    __slots__ = ("_engine", "_list_types", "_runtime", "ast", "cost", "expression", "lookups", "min_cost",
+                 "output_type")
 
     def __init__(self, engine: CelExprEngine, runtime: Any, output_type: str, list_types: bool,
-                 literal_domains: LookedUpDomains | None, expression: str) -> None:
+                 ast: CheckedAst, cost: int, min_cost: int) -> None:
         self._engine = engine
         self._runtime = runtime
         self.output_type = output_type
         self._list_types = list_types
-        self.literal_domains = literal_domains
-        self._expression = expression
+        self.ast = ast
+        self.cost = cost
+        self.min_cost = min_cost
+        self.lookups = domain_lookups(ast)
+        self.expression = ""
 
     def evaluate(self, device: CelDevice) -> Any:
-        activation = self._engine.activation(device, self._list_types, self.literal_domains)
-        result = self._runtime.eval(activation)
+        if self.min_cost > RUNTIME_COST_LIMIT:
+            # cel-cpp does not meter cost; when even the cheapest path costs more than the
+            # limit, upstream's evaluation is cancelled on every device.
+            raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
+        lookups = self.lookups
+        activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None)
+        try:
+            result = self._runtime.eval(activation)
+        except RuntimeError as exc:
+            raise CelRuntimeError(messages.runtime_message(str(exc))) from None
         kind = result.type()
         if kind == T.BOOL:
             return result.value()
         if kind == T.ERROR:
-            raise CelRuntimeError(messages.runtime_message(str(result.value())))
+            raw = str(result.value())
+            if raw.endswith("No matching overloads found : <iter_range>"):
+                raise CelRuntimeError(self._not_iterable_message(activation))
+            message = messages.runtime_message(raw)
+            if not lookups.exact and lookups.any:
+                self._refuse_if_domain_missing(device, message)
+            raise CelRuntimeError(message)
         return _NonBool(_type_name(kind))
+
+    def _not_iterable_message(self, activation: Any) -> str:
+        """cel-go names the Go type of a value a macro cannot iterate; find that value."""
+        expression = self._engine.expression_text(self)
+        for node in self.ast.root.walk():
+            if node.kind != "comprehension" or node.iter_range is None or node.accu_var not in ("@result", "__result__"):
+                continue
+            end = self.ast.positions.get(node.id)
+            # A qualified identifier (``device.attributes``) is positioned at its last dot.
+            starts = [self.ast.positions[n.id] - (n.name.rfind(".") if n.kind == "ident" and "." in n.name else 0)
+                      for n in node.iter_range.walk() if n.id in self.ast.positions]
+            if end is None or not starts:
+                continue
+            dot = expression.rfind(".", 0, end)
+            target = expression[min(starts):dot] if dot > min(starts) else ""
+            go_type = self._engine.go_type_of(target, activation) if target else None
+            if go_type is not None:
+                return f"got '{go_type}', expected iterable type"
+        return "expected iterable type"
+
+    def _refuse_if_domain_missing(self, device: CelDevice, message: str) -> None:
+        # The engine looked a domain up in a map without upstream's empty-map default; when the
+        # device lacks a looked-up domain the error may be ours, not upstream's.
+        plain = device.plain(self._list_types)
+        for wanted, present in ((self.lookups.attributes, plain.attributes), (self.lookups.capacity, plain.capacity)):
+            for domain in wanted:
+                name = plain.driver if domain == DRIVER_DOMAIN else domain
+                if name not in present:
+                    raise CelRuntimeError(
+                        f"{message} (not supported by dractl: this selector both inspects a device map as a "
+                        f"whole and looks up domain {name!r}, which this device lacks; dractl cannot "
+                        "reproduce the scheduler's answer here)")
 
 
 class _NonBool:
@@ -355,13 +412,36 @@ class CelExprEngine:
             raise CelCompileError("compilation failed: " + messages.format_issues(issues),
                                   [err for err, _ in issues]) from None
         output_type = _output_type_name(checked.return_type())
-        runtime = self._runtime_env.deserialize(checked.serialize())
-        program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes,
-                                  literal_domains(expression), expression)
+        serialized = checked.serialize()
+        ast = decode_checked(serialized)
+        runtime = self._runtime_env.deserialize(serialized)
+        estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
+        program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,
+                                  estimate.max, estimate.min)
+        program.expression = expression
         return program
 
+    @staticmethod
+    def expression_text(program: _CelExprProgram) -> str:
+        return program.expression
+
+    def go_type_of(self, expression: str, activation: Any) -> str | None:
+        """The Go type cel-go would hold for the value of ``expression`` (error paths only)."""
+        try:
+            value = self._runtime_env.compile(expression, disable_check=True).eval(activation)
+        except RuntimeError:
+            return None
+        name = cel_go_type_name(value.type().name())
+        if name.startswith(("list", "map")) or name == "any":
+            return None
+        go_names = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
+                    "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
+                    "google.protobuf.Duration": "types.Duration", "google.protobuf.Timestamp": "types.Timestamp",
+                    "kubernetes.Semver": "cel.Semver", "kubernetes.Quantity": "cel.Quantity"}
+        return go_names.get(name, name)
+
     # -- device conversion -------------------------------------------------------------------
-    def activation(self, device: CelDevice, list_types: bool, domains: LookedUpDomains | None) -> Any:
+    def activation(self, device: CelDevice, list_types: bool, domains: DomainLookups | None) -> Any:
         base_key = (ENGINE_NAME, list_types)
         base = device.engine_value(base_key)
         if base is None:
@@ -372,8 +452,8 @@ class CelExprEngine:
             raise CelRuntimeError(data)
         if not domains:
             return activation
-        missing_attributes = domains[0] - attribute_domains
-        missing_capacity = domains[1] - capacity_domains
+        missing_attributes = _resolve(domains.attributes, device.driver) - attribute_domains
+        missing_capacity = _resolve(domains.capacity, device.driver) - capacity_domains
         if not missing_attributes and not missing_capacity:
             return activation
         missing = (missing_attributes, missing_capacity)
@@ -413,6 +493,12 @@ class CelExprEngine:
         data = _device_data(device, attributes, capacity)
         activation = self._runtime_env.Activation(data)
         return data, activation, frozenset(attributes), frozenset(capacity)
+
+
+def _resolve(domains: frozenset[str], driver: str) -> frozenset[str]:
+    if DRIVER_DOMAIN in domains:
+        return (domains - {DRIVER_DOMAIN}) | {driver}
+    return domains
 
 
 def _device_data(device: dict[str, Any], attributes: dict[str, Any], capacity: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,351 @@
+"""The checked syntax tree of an expression, decoded from cel-cpp's serialized ``CheckedExpr``.
+
+Only the parts the cost estimator and the static checks need: nodes with ids, each node's type,
+each call's overload ids, and source offsets. The decoder reads the protobuf wire format
+directly (field numbers of ``cel.expr.CheckedExpr``), so no generated code is needed.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+# -- protobuf wire format -----------------------------------------------------------------
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = 0
+    shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _fields(data: bytes) -> list[tuple[int, int, Any]]:
+    """(field number, wire type, value) for each field; length-delimited values stay bytes."""
+    out: list[tuple[int, int, Any]] = []
+    pos = 0
+    end = len(data)
+    while pos < end:
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 1:
+            value = data[pos : pos + 8]
+            pos += 8
+        elif wire == 2:
+            length, pos = _varint(data, pos)
+            value = data[pos : pos + length]
+            pos += length
+        elif wire == 5:
+            value = data[pos : pos + 4]
+            pos += 4
+        else:  # groups do not occur in CheckedExpr
+            raise ValueError(f"unsupported wire type {wire}")
+        out.append((number, wire, value))
+    return out
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+# -- types ----------------------------------------------------------------------------------
+
+_PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}
+_WELL_KNOWN = {1: "any", 2: "google.protobuf.Timestamp", 3: "google.protobuf.Duration"}
+
+
+@dataclass(frozen=True)
+class CelType:
+    """A CEL type: ``kind`` is bool/int/.../list/map/message/type_param/type/dyn/null_type/
+    error/opaque/any/wrapper; ``name`` names messages and opaque types; ``params`` are type
+    arguments."""
+
+    kind: str
+    name: str = ""
+    params: tuple[CelType, ...] = ()
+
+    def __str__(self) -> str:
+        if self.kind in ("list", "map", "type"):
+            return f"{self.kind}({', '.join(str(p) for p in self.params)})"
+        if self.kind == "opaque":
+            return f"{self.name}({', '.join(str(p) for p in self.params)})" if self.params else self.name
+        if self.kind == "wrapper":
+            return f"wrapper({self.params[0]})"
+        if self.kind in ("message", "type_param"):
+            return self.name
+        return self.kind
+
+
+DYN = CelType("dyn")
+
+
+def _decode_type(data: bytes) -> CelType:
+    for number, _wire, value in _fields(data):
+        if number == 1:
+            return DYN
+        if number == 2:
+            return CelType("null_type")
+        if number == 3:
+            return CelType(_PRIMITIVES.get(value, "dyn"))
+        if number == 4:
+            return CelType("wrapper", params=(CelType(_PRIMITIVES.get(value, "dyn")),))
+        if number == 5:
+            return CelType(_WELL_KNOWN.get(value, "dyn"))
+        if number == 6:
+            elem = [_decode_type(v) for n, _w, v in _fields(value) if n == 1]
+            return CelType("list", params=(elem[0] if elem else DYN,))
+        if number == 7:
+            parts = {n: _decode_type(v) for n, _w, v in _fields(value)}
+            return CelType("map", params=(parts.get(1, DYN), parts.get(2, DYN)))
+        if number == 9:
+            return CelType("message", name=value.decode())
+        if number == 10:
+            return CelType("type_param", name=value.decode())
+        if number == 11:
+            return CelType("type", params=(_decode_type(value),) if value else ())
+        if number == 12:
+            return CelType("error")
+        if number == 14:
+            name = ""
+            params: list[CelType] = []
+            for n, _w, v in _fields(value):
+                if n == 1:
+                    name = v.decode()
+                elif n == 2:
+                    params.append(_decode_type(v))
+            return CelType("opaque", name=name, params=tuple(params))
+    return DYN
+
+
+# -- expressions ------------------------------------------------------------------------------
+
+
+@dataclass
+class Expr:
+    """One node. ``kind``: const, ident, select, call, list, map, struct, comprehension."""
+
+    id: int
+    kind: str
+    # const
+    value: Any = None
+    # ident: name; select: field; call: function
+    name: str = ""
+    operand: Expr | None = None  # select operand / call target
+    test_only: bool = False
+    args: list[Expr] = field(default_factory=list)  # call args, list elements
+    entries: list[tuple[Expr | str, Expr]] = field(default_factory=list)  # map/struct entries
+    # comprehension
+    iter_var: str = ""
+    iter_var2: str = ""
+    iter_range: Expr | None = None
+    accu_var: str = ""
+    accu_init: Expr | None = None
+    loop_condition: Expr | None = None
+    loop_step: Expr | None = None
+    result: Expr | None = None
+
+    def children(self) -> list[Expr]:
+        kids: list[Expr] = []
+        if self.operand is not None:
+            kids.append(self.operand)
+        kids.extend(self.args)
+        for key, value in self.entries:
+            if isinstance(key, Expr):
+                kids.append(key)
+            kids.append(value)
+        for part in (self.iter_range, self.accu_init, self.loop_condition, self.loop_step, self.result):
+            if part is not None:
+                kids.append(part)
+        return kids
+
+    def walk(self) -> list[Expr]:
+        out = [self]
+        for child in self.children():
+            out.extend(child.walk())
+        return out
+
+
+class _Bytes(bytes):
+    """A bytes constant (distinct from a string constant)."""
+
+
+def _decode_constant(data: bytes) -> Any:
+    for number, wire, value in _fields(data):
+        if number == 1:
+            return None
+        if number == 2:
+            return bool(value)
+        if number == 3:
+            return _signed(value)
+        if number == 4:
+            return _Unsigned(value)
+        if number == 5:
+            return struct.unpack("<d", value)[0] if wire == 1 else float(value)
+        if number == 6:
+            return value.decode()
+        if number == 7:
+            return _Bytes(value)
+    return None
+
+
+class _Unsigned(int):
+    """A uint constant."""
+
+
+def _decode_expr(data: bytes) -> Expr:
+    expr_id = 0
+    node: Expr | None = None
+    for number, _wire, value in _fields(data):
+        if number == 2:
+            expr_id = _signed(value)
+        elif number == 3:
+            node = Expr(0, "const", value=_decode_constant(value))
+        elif number == 4:
+            name = next((v.decode() for n, _w, v in _fields(value) if n == 1), "")
+            node = Expr(0, "ident", name=name)
+        elif number == 5:
+            node = Expr(0, "select")
+            for n, _w, v in _fields(value):
+                if n == 1:
+                    node.operand = _decode_expr(v)
+                elif n == 2:
+                    node.name = v.decode()
+                elif n == 3:
+                    node.test_only = bool(v)
+        elif number == 6:
+            node = Expr(0, "call")
+            for n, _w, v in _fields(value):
+                if n == 1:
+                    node.operand = _decode_expr(v)
+                elif n == 2:
+                    node.name = v.decode()
+                elif n == 3:
+                    node.args.append(_decode_expr(v))
+        elif number == 7:
+            node = Expr(0, "list", args=[_decode_expr(v) for n, _w, v in _fields(value) if n == 1])
+        elif number == 8:
+            node = _decode_struct(value)
+        elif number == 9:
+            node = _decode_comprehension(value)
+    if node is None:
+        node = Expr(0, "unspecified")
+    node.id = expr_id
+    return node
+
+
+def _decode_struct(data: bytes) -> Expr:
+    message_name = ""
+    entries: list[tuple[Expr | str, Expr]] = []
+    for number, _wire, value in _fields(data):
+        if number == 1:
+            message_name = value.decode()
+        elif number == 2:
+            key: Expr | str = ""
+            entry_value: Expr | None = None
+            for n, _w, v in _fields(value):
+                if n == 2:
+                    key = v.decode()
+                elif n == 3:
+                    key = _decode_expr(v)
+                elif n == 4:
+                    entry_value = _decode_expr(v)
+            if entry_value is not None:
+                entries.append((key, entry_value))
+    if message_name:
+        return Expr(0, "struct", name=message_name, entries=entries)
+    return Expr(0, "map", entries=entries)
+
+
+def _decode_comprehension(data: bytes) -> Expr:
+    node = Expr(0, "comprehension")
+    for number, _wire, value in _fields(data):
+        if number == 1:
+            node.iter_var = value.decode()
+        elif number == 8:
+            node.iter_var2 = value.decode()
+        elif number == 2:
+            node.iter_range = _decode_expr(value)
+        elif number == 3:
+            node.accu_var = value.decode()
+        elif number == 4:
+            node.accu_init = _decode_expr(value)
+        elif number == 5:
+            node.loop_condition = _decode_expr(value)
+        elif number == 6:
+            node.loop_step = _decode_expr(value)
+        elif number == 7:
+            node.result = _decode_expr(value)
+    return node
+
+
+@dataclass
+class CheckedAst:
+    root: Expr
+    types: dict[int, CelType]
+    overloads: dict[int, list[str]]
+    references: dict[int, str]
+    positions: dict[int, int]
+    macro_calls: dict[int, Expr]
+
+    def type_of(self, node: Expr) -> CelType:
+        return self.types.get(node.id, DYN)
+
+
+def _decode_map_entries(data: bytes) -> tuple[Any, bytes | int | None]:
+    key: Any = None
+    value: Any = None
+    for number, _wire, item in _fields(data):
+        if number == 1:
+            key = item
+        elif number == 2:
+            value = item
+    return key, value
+
+
+def decode_checked(serialized: bytes) -> CheckedAst:
+    """Decode ``Expression.serialize()`` (a ``google.protobuf.Any`` holding a CheckedExpr)."""
+    payload = serialized
+    for number, _wire, value in _fields(serialized):
+        if number == 2:
+            payload = value
+    root: Expr | None = None
+    types: dict[int, CelType] = {}
+    overloads: dict[int, list[str]] = {}
+    references: dict[int, str] = {}
+    positions: dict[int, int] = {}
+    macro_calls: dict[int, Expr] = {}
+    for number, _wire, value in _fields(payload):
+        if number == 4:
+            root = _decode_expr(value)
+        elif number == 3:
+            key, type_bytes = _decode_map_entries(value)
+            types[_signed(key or 0)] = _decode_type(type_bytes or b"")
+        elif number == 2:
+            key, ref_bytes = _decode_map_entries(value)
+            ids: list[str] = []
+            name = ""
+            for n, _w, v in _fields(ref_bytes or b""):
+                if n == 1:
+                    name = v.decode()
+                elif n == 3:
+                    ids.append(v.decode())
+            overloads[_signed(key or 0)] = ids
+            if name:
+                references[_signed(key or 0)] = name
+        elif number == 5:
+            for n, _w, v in _fields(value):
+                if n == 4:
+                    key, offset = _decode_map_entries(v)
+                    positions[_signed(key or 0)] = int(offset or 0)
+                elif n == 5:
+                    key, call = _decode_map_entries(v)
+                    macro_calls[_signed(key or 0)] = _decode_expr(call or b"")
+    return CheckedAst(root or Expr(0, "unspecified"), types, overloads, references, positions, macro_calls)

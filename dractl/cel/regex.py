@@ -1,0 +1,73 @@
+"""Regular expressions with RE2 semantics, as upstream (Go's regexp, cel-cpp's RE2) uses them.
+
+Linear-time matching: a pattern that backtracks catastrophically in Python's ``re`` finishes in
+microseconds here. Go's syntax and RE2's agree on everything selectors use.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+
+class RegexError(ValueError):
+    """A pattern RE2 rejects."""
+
+
+@functools.lru_cache(maxsize=512)
+def compile_re2(pattern: str) -> Any:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options=options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else "invalid pattern"
+        raise RegexError(detail.decode(errors="replace") if isinstance(detail, bytes) else str(detail)) from None
+
+
+def re2_error(pattern: str) -> str | None:
+    """Why RE2 rejects ``pattern``, or None when it compiles."""
+    try:
+        compile_re2(pattern)
+    except RegexError as exc:
+        return str(exc) or "invalid pattern"
+    return None
+
+
+def find(text: str, pattern: str) -> str:
+    """``<string>.find(<regex>)``: the leftmost match, or the empty string."""
+    try:
+        match = compile_re2(pattern).search(text)
+    except RegexError as exc:
+        raise ValueError(f"Illegal regex: {exc}") from None
+    return match.group(0) if match else ""
+
+
+def find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
+    """``<string>.findAll(<regex>[, <limit>])`` with Go's ``FindAllString`` semantics."""
+    try:
+        regex = compile_re2(pattern)
+    except RegexError as exc:
+        raise ValueError(f"Illegal regex: {exc}") from None
+    if limit == 0:
+        return []
+    results: list[str] = []
+    position = 0
+    previous_end = -1
+    while position <= len(text):
+        match = regex.search(text, position)
+        if match is None:
+            break
+        start, end = match.span()
+        if start == end and start == previous_end:
+            # Go skips an empty match right after the previous match.
+            position = start + 1
+            continue
+        results.append(match.group(0))
+        if 0 < limit <= len(results):
+            break
+        previous_end = end
+        position = end if end > start else end + 1
+    return results
