@@ -8,6 +8,17 @@ from dractl.cel.compiler import CompiledSelector, compile_selector
 from dractl.cel.device import CelDevice
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 
+
+
+def engine_description() -> str:
+    """The engine ``compile_selector`` uses by default, for ``dractl --version``."""
+    from dractl.cel.engines import FALLBACK_ENGINE, engine_available, resolve_engine_name
+
+    chosen = resolve_engine_name(None)
+    fallback = "available" if engine_available(FALLBACK_ENGINE) else "not installed"
+    return f"{chosen} (fallback {FALLBACK_ENGINE}: {fallback})"
+
+
 __all__ = [
     "CelCompileError",
     "CelDevice",
@@ -15,4 +26,5 @@ __all__ = [
     "CelRuntimeError",
     "CompiledSelector",
     "compile_selector",
+    "engine_description",
 ]

@@ -24,6 +24,7 @@ app = typer.Typer(
 # (command name, module, function); each module imports heavy dependencies inside the function.
 COMMANDS: list[tuple[str, str, str]] = [
     ("lint", "dractl.cli.lint", "lint"),
+    ("select", "dractl.cli.select", "select"),
 ]
 
 

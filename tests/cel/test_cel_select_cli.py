@@ -1,0 +1,70 @@
+"""``dractl select`` on the bundled examples and on inline slices."""
+
+from __future__ import annotations
+
+import json
+
+SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  nodeName: n
+  devices:
+  - name: a
+    attributes:
+      model: {string: A100}
+    capacity:
+      memory: {value: 40Gi}
+  - name: b
+    attributes:
+      model: {string: H100}
+  - name: c
+"""
+
+
+def test_table_lists_matches_and_non_matches(run_dractl) -> None:
+    result = run_dractl("select", 'device.attributes["gpu.example.com"].model == "H100"', "examples/good")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["DRIVER", "POOL", "DEVICE", "RESULT"]
+    assert any(line.split()[:3] == ["gpu.example.com", "node-1", "gpu-0"] and line.endswith("match")
+               and not line.endswith("no match") for line in lines)
+    assert lines[-1].endswith("devices match")
+
+
+def test_json_reports_results_and_runtime_errors(run_dractl) -> None:
+    result = run_dractl("select", 'device.attributes["gpu.example.com"].model == "A100"', "-", "-o", "json",
+                        stdin=SLICE)
+    assert result.returncode == 1  # device c has no model: a runtime error
+    rows = json.loads(result.stdout)
+    assert rows == [
+        {"driver": "gpu.example.com", "pool": "p", "device": "a", "result": True},
+        {"driver": "gpu.example.com", "pool": "p", "device": "b", "result": False},
+        {"driver": "gpu.example.com", "pool": "p", "device": "c", "error": "no such key: model"},
+    ]
+
+
+def test_guarded_selector_has_no_errors(run_dractl) -> None:
+    expression = 'device.attributes["gpu.example.com"].?model.orValue("") == "A100"'
+    result = run_dractl("select", expression, "-", "-o", "json", stdin=SLICE)
+    assert result.returncode == 0
+    assert [row["result"] for row in json.loads(result.stdout)] == [True, False, False]
+
+
+def test_compile_error_is_one_line_with_position_and_exit_2(run_dractl) -> None:
+    result = run_dractl("select", "device.nosuch == 1", "examples/good")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "dractl: error: expression:1:7: undefined field 'nosuch'"
+
+
+def test_feature_gate_controls_list_attributes(run_dractl) -> None:
+    slice_with_list = SLICE.replace("model: {string: A100}", "models: {strings: [A100, A30]}")
+    expression = 'device.attributes["gpu.example.com"].?models.orValue([]).includes("A30")'
+    on = run_dractl("select", expression, "-", "-o", "json", "-k", "1.36",
+                    "--feature-gates", "DRAListTypeAttributes=true", stdin=slice_with_list)
+    assert [row.get("result") for row in json.loads(on.stdout)] == [True, False, False]
+    off = run_dractl("select", expression, "-", "-o", "json", "-k", "1.36", stdin=slice_with_list)
+    assert json.loads(off.stdout)[0]["error"] == "attribute models: unsupported attribute value"
