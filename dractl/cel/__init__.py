@@ -9,7 +9,6 @@ from dractl.cel.device import CelDevice
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 
 
-
 def engine_description() -> str:
     """The engine ``compile_selector`` uses by default, for ``dractl --version``."""
     from dractl.cel.engines import FALLBACK_ENGINE, engine_available, resolve_engine_name
