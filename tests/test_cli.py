@@ -20,7 +20,7 @@ def test_lint_stdin_clean(run_dractl) -> None:
 
 
 def test_lint_syntax_error_exits_2_with_position(run_dractl) -> None:
-    out = run_dractl("lint", "-", stdin="a: [1\n")
+    out = run_dractl("lint", "-", stdin="kind: [1\n")
     assert out.returncode == 2
     assert out.stdout.startswith("<stdin>:2:1: error DRA001 YAML syntax error")
     assert "Traceback" not in out.stderr

@@ -60,7 +60,8 @@ def root(
 
 
 for _name, _module, _func in COMMANDS:
-    app.command(_name)(getattr(importlib.import_module(_module), _func))
+    _loaded = importlib.import_module(_module)
+    app.command(_name, epilog=getattr(_loaded, "EPILOG", None))(getattr(_loaded, _func))
 
 
 def main() -> None:

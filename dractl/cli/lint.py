@@ -9,14 +9,17 @@ import typer
 
 from dractl.cli.options import (
     DEFAULT_KUBERNETES_VERSION,
+    DEFAULT_MAX_FILE_SIZE,
     CelEngine,
     Color,
     ColorOption,
     FeatureGates,
     KubernetesVersion,
+    MaxFileSize,
     Paths,
     Quiet,
     features,
+    limits,
     use_color,
 )
 
@@ -70,11 +73,13 @@ def lint(
     cel_engine: CelEngine = None,
     quiet: Quiet = False,
     color: ColorOption = Color.auto,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
 ) -> None:
     """Check manifests for everything the apiserver would reject, CEL errors and likely mistakes."""
     from dractl.lint.engine import Settings
     from dractl.lint.engine import lint as run_lint
     from dractl.load import load_paths
+    from dractl.load.sources import read_stdin
     from dractl.report import FORMATS, ReportContext, get_reporter
 
     if format not in FORMATS:
@@ -88,9 +93,11 @@ def lint(
         require_classes=require_classes,
         cel_engine=cel_engine,
     )
-    stdin = sys.stdin.buffer.read() if "-" in paths or "-" in (context or []) else None
-    loaded = load_paths(paths, stdin=stdin)
-    context_loaded = load_paths(context, stdin=stdin) if context else None
+    input_limits = limits(max_file_size)
+    reads_stdin = "-" in paths or "-" in (context or [])
+    stdin = read_stdin(input_limits.max_file_bytes) if reads_stdin else None
+    loaded = load_paths(paths, stdin=stdin, limits=input_limits)
+    context_loaded = load_paths(context, stdin=stdin, limits=input_limits) if context else None
     result = run_lint(loaded, settings, context_loaded)
     out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout  # noqa: SIM115
     try:

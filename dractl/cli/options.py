@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from enum import StrEnum
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,6 +17,9 @@ from dractl.api.releases import (
     normalize_release,
     parse_feature_gates,
 )
+
+if TYPE_CHECKING:
+    from dractl.load.parse import Limits
 
 
 class Color(StrEnum):
@@ -56,6 +60,37 @@ ColorOption = Annotated[
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print only errors and the summary line.")
 ]
+
+
+def parse_size(text: str | int) -> int:
+    """``1000``, ``512k``, ``64M``, ``64MiB``, ``1.5G``: binary multiples, as ``ulimit`` and ``du``."""
+    if isinstance(text, int):  # the default
+        return text
+    match = _SIZE_RE.match(text.strip())
+    if match is None:
+        raise typer.BadParameter(f"{text!r} is not a size; write e.g. 1000000, 512k, 64M or 1G")
+    number, unit = match.groups()
+    size = int(float(number) * 1024 ** _POWERS.get((unit or "b")[0].lower(), 0))
+    if size < 1:
+        raise typer.BadParameter("must be at least one byte")
+    return size
+
+
+_SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmMgG](?:i?[bB])?|[bB])?$")
+_POWERS = {"b": 0, "k": 1, "m": 2, "g": 3}
+
+DEFAULT_MAX_FILE_SIZE = 64 * 1024 * 1024  # dractl.load.Limits().max_file_bytes
+MaxFileSize = Annotated[
+    int,
+    typer.Option(
+        "--max-file-size",
+        parser=parse_size,
+        metavar="SIZE",
+        help="Refuse input files (and stdin) larger than this: bytes, or with k, M, G.",
+        show_default=f"{DEFAULT_MAX_FILE_SIZE // 1024**2}M",
+        envvar="DRACTL_MAX_FILE_SIZE",
+    ),
+]
 Paths = Annotated[
     list[str],
     typer.Argument(
@@ -69,6 +104,12 @@ DEFAULT_KUBERNETES_VERSION = DEFAULT_RELEASE
 
 def features(kubernetes_version: str, feature_gates: str | None) -> Features:
     return Features(normalize_release(kubernetes_version), parse_feature_gates(feature_gates))
+
+
+def limits(max_file_size: int) -> Limits:
+    from dractl.load.parse import Limits
+
+    return Limits(max_file_bytes=max_file_size)
 
 
 def use_color(choice: Color, stream: IO[str] | None = None) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from dractl.diagnostics import Diagnostic
 from dractl.load.documents import Document, SourceFile
-from dractl.load.objects import KubeObject, objects_of
+from dractl.load.objects import KubeObject, objects_of_file
 from dractl.load.parse import Limits, parse_source
 from dractl.load.sources import expand_paths, read_source
 
@@ -46,12 +46,11 @@ class LoadResult:
 def load_source(source: SourceFile, limits: Limits, result: LoadResult) -> None:
     result.files.append(source)
     result.diagnostics += parse_source(source, limits)
-    for doc in source.documents:
-        for item in objects_of(doc):
-            if isinstance(item, KubeObject):
-                result.objects.append(item)
-            else:
-                result.diagnostics.append(item)
+    for item in objects_of_file(source):
+        if isinstance(item, KubeObject):
+            result.objects.append(item)
+        else:
+            result.diagnostics.append(item)
 
 
 def load_paths(

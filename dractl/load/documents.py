@@ -27,6 +27,10 @@ class SourceFile:
     format: str  # "yaml" | "json"
     documents: list[Document] = field(default_factory=list)
     template: bool = False  # a Helm / Go template: not parsed
+    # False for YAML or JSON that holds no Kubernetes object (a workflow, Helm values, a
+    # tsconfig.json): such files are skipped without a diagnostic, so a repository's other
+    # configuration files pass.
+    kubernetes: bool = True
     real_path: str | None = None  # the file system path, None for stdin
 
     @property

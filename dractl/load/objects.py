@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from dractl.diagnostics import Diagnostic, Position, Severity
-from dractl.load.documents import Document
+from dractl.load.documents import Document, SourceFile
+
+# Keys without which no document can be, or look like, a Kubernetes object.
+_OBJECT_KEY_RE = re.compile(r"\b(?:apiVersion|kind|metadata)\b")
 
 
 @dataclass(eq=False)
@@ -45,6 +49,41 @@ class KubeObject:
 
     def position(self, path: tuple[Any, ...] = ()) -> Position:
         return self.document.position(self.base + tuple(path))
+
+
+def may_hold_objects(text: str) -> bool:
+    """Whether ``text`` could hold a Kubernetes object at all (a quick test before parsing)."""
+    return _OBJECT_KEY_RE.search(text) is not None
+
+
+def looks_like_object(raw: Any) -> bool:
+    """Whether a document is, or was meant to be, a Kubernetes object.
+
+    ``kind`` or ``metadata`` at the top marks one (``apiVersion`` alone does not: Helm's Chart.yaml
+    has it); so does a list of such mappings.
+    """
+    if isinstance(raw, dict):
+        return "kind" in raw or "metadata" in raw
+    if isinstance(raw, list):
+        return any(isinstance(item, dict) and looks_like_object(item) for item in raw)
+    return False
+
+
+def objects_of_file(source: SourceFile) -> Iterator[KubeObject | Diagnostic]:
+    """The objects of a file, and a DRA004 for each of its other documents.
+
+    A file none of whose documents looks like a Kubernetes object is other YAML or JSON (a CI
+    workflow, Helm values, docker-compose): it yields nothing, as kube-linter skips such files,
+    so that dractl can run over every YAML file of a repository.
+    """
+    if source.template:
+        return
+    if source.kubernetes and not any(looks_like_object(doc.raw) for doc in source.documents):
+        source.kubernetes = any(doc.error is not None for doc in source.documents)
+    if not source.kubernetes:
+        return
+    for doc in source.documents:
+        yield from objects_of(doc)
 
 
 def objects_of(doc: Document) -> Iterator[KubeObject | Diagnostic]:

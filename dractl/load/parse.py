@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from dractl.diagnostics import Diagnostic, Position, Severity
 from dractl.load.documents import Document, SourceFile, has_content, split_documents
+from dractl.load.objects import looks_like_object, may_hold_objects
 from dractl.load.yaml11 import KubectlConstructor, KubectlResolver
 
 _TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
@@ -48,6 +50,10 @@ def is_template(text: str) -> bool:
 def parse_source(source: SourceFile, limits: Limits) -> list[Diagnostic]:
     """Fill ``source.documents``; return the problems found on the way."""
     problems: list[Diagnostic] = []
+    if not _may_be_kubernetes(source):
+        source.kubernetes = False
+        source.documents.append(Document(source, 0, source.text, 0))
+        return problems
     if is_template(source.text):
         source.template = True
         problems.append(
@@ -70,6 +76,24 @@ def parse_source(source: SourceFile, limits: Limits) -> list[Diagnostic]:
         if problem is not None:
             problems.append(problem)
     return problems
+
+
+def _may_be_kubernetes(source: SourceFile) -> bool:
+    """A quick look, before the (slow) round-trip parser, for files that cannot hold an object.
+
+    JSON is checked with the standard library's parser, which reads a large package-lock.json
+    a hundred times faster; JSON that it rejects (tsconfig.json's comments, trailing commas) is
+    left to the text test.
+    """
+    if not may_hold_objects(source.text):
+        return False
+    if source.text.lstrip()[:1] in ("{", "["):
+        try:
+            value = json.loads(source.text)
+        except (ValueError, RecursionError):
+            return True
+        return looks_like_object(value)
+    return True
 
 
 def _parse_document(doc: Document, limits: Limits) -> Diagnostic | None:

@@ -48,6 +48,11 @@ def decode(data: bytes, name: str) -> str:
         ) from None
 
 
+def read_stdin(max_bytes: int) -> bytes:
+    """Standard input, but never more than one byte past ``max_bytes`` (the size check sees it)."""
+    return sys.stdin.buffer.read(max_bytes + 1)
+
+
 def read_source(path: str, max_bytes: int, stdin: bytes | None = None) -> SourceFile:
     if path == "-":
         data = stdin if stdin is not None else sys.stdin.buffer.read(max_bytes + 1)

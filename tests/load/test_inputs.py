@@ -151,7 +151,7 @@ def test_python_tags_never_construct_objects() -> None:
 def test_alias_bomb_is_rejected_quickly() -> None:
     import time
 
-    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines = ["kind: Bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 10):
         lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]")
     start = time.monotonic()
@@ -162,7 +162,7 @@ def test_alias_bomb_is_rejected_quickly() -> None:
 
 
 def test_nesting_depth_is_limited() -> None:
-    text = "a: " + "[" * 300 + "]" * 300 + "\n"
+    text = "kind: Deep\na: " + "[" * 300 + "]" * 300 + "\n"
     loaded = load_text(text, "deep.yaml", limits=Limits(max_depth=50))
     (problem,) = loaded.diagnostics
     assert problem.rule == "DRA005" and "nesting" in problem.message

@@ -68,6 +68,12 @@ def not_a_kubernetes_object() -> None:
     Why:
     kubectl refuses documents without `apiVersion` and `kind` ("Object 'Kind' is missing").
 
+    Reported for documents that look like Kubernetes objects (a `kind` or `metadata` key at the
+    top) and for every other document of a file that holds one. Files with no such document (CI
+    workflows, docker-compose files, Helm's Chart.yaml and values, tsconfig.json) are other YAML
+    and JSON: they are skipped without a diagnostic, so that `dractl lint .` and the pre-commit
+    hook can run over a whole repository.
+
     Bad:
         metadata:
           name: gpu-claim

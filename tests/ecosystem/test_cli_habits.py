@@ -1,0 +1,228 @@
+"""The habits of a well-behaved command line: --version, completion, help with examples, quiet and
+colour switches, results on stdout and errors on stderr, a start-up without heavy imports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dractl.cli import COMMANDS
+from dractl.cli.options import DEFAULT_MAX_FILE_SIZE, parse_size
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMAND_NAMES = [name for name, _, _ in COMMANDS]
+CLEAN = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
+BROKEN = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu\n"
+HEAVY_MODULES = ("jsonschema", "cel_expr_python", "celpy", "ruamel")
+
+
+def dractl(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dractl", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def test_version_names_the_package_releases_and_cel_engine() -> None:
+    from dractl import __version__
+    from dractl.api.releases import DEFAULT_RELEASE, RELEASES
+
+    out = dractl("--version")
+    assert out.returncode == 0 and out.stderr == ""
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"dractl {__version__}"
+    assert lines[1] == f"Kubernetes releases: {', '.join(RELEASES)} (default {DEFAULT_RELEASE})"
+    assert dractl("-V").stdout == out.stdout
+
+
+@pytest.mark.parametrize("name", COMMAND_NAMES)
+def test_every_command_help_has_examples_and_exit_codes(name: str) -> None:
+    out = dractl(name, "--help")
+    assert out.returncode == 0, out.stderr
+    assert "Examples" in out.stdout
+    examples = [
+        line.strip() for line in out.stdout.splitlines() if line.strip().startswith("dractl ")
+    ]
+    assert any(line.startswith(f"dractl {name}") for line in examples), out.stdout
+    assert "Exit codes" in out.stdout
+
+
+def test_root_help_lists_every_command() -> None:
+    out = dractl("--help")
+    assert out.returncode == 0
+    for name in COMMAND_NAMES:
+        assert f" {name} " in out.stdout
+    assert dractl().returncode in (0, 2)  # no arguments: help, not a traceback
+
+
+@pytest.mark.parametrize("args", [["--help"], *[[name, "--help"] for name in COMMAND_NAMES]])
+def test_help_does_not_import_heavy_modules(args: list[str]) -> None:
+    probe = (
+        "import sys\n"
+        f"sys.argv = ['dractl', *{args!r}]\n"
+        "from dractl.cli import app\n"
+        "try:\n"
+        "    app(prog_name='dractl')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stdout = sys.__stderr__\n"
+        "import json\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.__stdout__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    # the last stdout line is the module list (help text comes before it)
+    modules = json.loads(out.stdout.strip().splitlines()[-1])
+    loaded = sorted({m.split(".")[0] for m in modules} & set(HEAVY_MODULES))
+    assert loaded == [], f"`dractl {' '.join(args)}` imports {loaded}"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_show_completion_prints_a_script(shell: str) -> None:
+    out = dractl("--show-completion", shell)
+    assert out.returncode == 0, out.stderr
+    assert "_DRACTL_COMPLETE" in out.stdout
+
+
+def test_install_completion_writes_the_shell_setup(tmp_path: Path) -> None:
+    out = dractl("--install-completion", "bash", env={"HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert "dractl" in (tmp_path / ".bashrc").read_text()
+    script = tmp_path / ".bash_completions" / "dractl.sh"
+    assert "_DRACTL_COMPLETE" in script.read_text()
+
+
+def test_completion_completes_subcommands_and_options() -> None:
+    env = {"_DRACTL_COMPLETE": "complete_bash", "COMP_WORDS": "dractl li", "COMP_CWORD": "1"}
+    out = dractl(env=env)
+    assert out.stdout.split() == ["lint"]
+    env = {
+        "_DRACTL_COMPLETE": "complete_bash",
+        "COMP_WORDS": "dractl lint --col",
+        "COMP_CWORD": "2",
+    }
+    assert dractl(env=env).stdout.split() == ["--color"]
+    env = {
+        "_DRACTL_COMPLETE": "complete_bash",
+        "COMP_WORDS": "dractl lint --color ",
+        "COMP_CWORD": "3",
+    }
+    assert dractl(env=env).stdout.split() == ["auto", "always", "never"]
+
+
+def test_quiet_prints_nothing_when_clean() -> None:
+    out = dractl("lint", "--quiet", "-", stdin=CLEAN)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "coloured"),
+    [
+        (["--color", "always"], {}, True),
+        (["--color", "always"], {"NO_COLOR": "1"}, True),  # an explicit flag wins
+        (["--color", "never"], {}, False),
+        ([], {}, False),  # auto: stdout is a pipe here
+        (["--color", "auto"], {"NO_COLOR": "1"}, False),
+    ],
+)
+def test_color_switch(args: list[str], env: dict[str, str], coloured: bool) -> None:
+    out = dractl("lint", *args, "-", stdin=BROKEN, env=env)
+    assert out.returncode == 2
+    assert ("\x1b[" in out.stdout) is coloured
+
+
+def test_no_color_turns_auto_off_on_a_terminal() -> None:
+    from dractl.cli.options import Color, use_color
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    saved = os.environ.pop("NO_COLOR", None)
+    try:
+        assert use_color(Color.auto, Terminal()) is True  # type: ignore[arg-type]
+        os.environ["NO_COLOR"] = "1"
+        assert use_color(Color.auto, Terminal()) is False  # type: ignore[arg-type]
+        os.environ["NO_COLOR"] = ""  # no-color.org: only a non-empty value counts
+        assert use_color(Color.auto, Terminal()) is True  # type: ignore[arg-type]
+    finally:
+        os.environ.pop("NO_COLOR", None)
+        if saved is not None:
+            os.environ["NO_COLOR"] = saved
+
+
+def test_results_on_stdout_errors_on_stderr(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"kind: \xff\n")
+    out = dractl("lint", "--format", "json", "-", str(binary), stdin=CLEAN)
+    assert out.returncode == 2
+    assert json.loads(out.stdout)["summary"]["objects"] == 1  # stdout stays machine-readable
+    assert out.stderr.startswith(f"dractl: error: {binary}: byte 6 is not valid UTF-8")
+    missing = dractl("lint", "--format", "json", "missing.yaml")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr == "dractl: error: missing.yaml: no such file or directory\n"
+    usage = dractl("lint", "--no-such-option", "-", stdin=CLEAN)
+    assert usage.returncode == 2 and usage.stdout == ""
+    assert "No such option" in usage.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("1000", 1000),
+        ("10b", 10),
+        ("512k", 512 * 1024),
+        ("512KiB", 512 * 1024),
+        ("64M", 64 * 1024**2),
+        ("64MB", 64 * 1024**2),
+        ("1.5G", 3 * 1024**3 // 2),
+        (" 2 m ", 2 * 1024**2),
+    ],
+)
+def test_parse_size(text: str, size: int) -> None:
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "x", "-1", "0", "1T", "1e6", "64 M B"])
+def test_parse_size_rejects(text: str) -> None:
+    import typer
+
+    with pytest.raises(typer.BadParameter):
+        parse_size(text)
+
+
+def test_default_max_file_size_is_the_loaders() -> None:
+    from dractl.load import Limits
+
+    assert Limits().max_file_bytes == DEFAULT_MAX_FILE_SIZE
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_max_file_size_option(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "claim.yaml"
+    path.write_text(CLEAN)
+    target = "-" if source == "stdin" else str(path)
+    name = "<stdin>" if source == "stdin" else str(path)
+    out = dractl("lint", "--max-file-size", "50", target, stdin=CLEAN)
+    assert out.returncode == 2
+    assert out.stderr == (
+        f"dractl: error: {name}: larger than the limit of 50 bytes (see --max-file-size)\n"
+    )
+    assert dractl("lint", "--max-file-size", "1k", target, stdin=CLEAN).returncode == 0
+    env = {"DRACTL_MAX_FILE_SIZE": "50"}
+    assert dractl("lint", target, stdin=CLEAN, env=env).returncode == 2
+    bad = dractl("lint", "--max-file-size", "lots", target, stdin=CLEAN)
+    assert bad.returncode == 2 and "'lots' is not a size" in bad.stderr
