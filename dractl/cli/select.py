@@ -17,6 +17,16 @@ from dractl.cli.options import (
     features,
 )
 
+EPILOG = """
+[b]Examples[/b]
+
+  dractl select 'device.attributes["gpu.example.com"].model == "H100"' examples/good/
+  kubectl get resourceslices -o yaml | dractl select -o json 'device.driver == "gpu.example.com"' -
+
+Exit codes: 0 every device evaluated, 1 some device raised a CEL runtime error, 2 the selector does
+not compile or an input cannot be read.
+"""
+
 
 def select(
     expression: Annotated[str, typer.Argument(help="The CEL selector, e.g. 'device.driver == \"gpu.example.com\"'.")],
