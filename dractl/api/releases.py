@@ -285,8 +285,10 @@ def api_version_status(version: str, kind: str, release: str) -> ApiVersionStatu
     """How Kubernetes ``release`` treats ``resource.k8s.io/<version>`` objects of ``kind``."""
     lifecycle = API_VERSIONS.get(version)
     other_since = OTHER_KINDS.get(version, {}).get(kind)
-    if other_since is not None and _release_tuple(other_since) <= _release_tuple(release):
-        return ApiVersionStatus(Serving.OUT_OF_SCOPE, False, lifecycle)
+    if other_since is not None:
+        if _release_tuple(other_since) <= _release_tuple(release):
+            return ApiVersionStatus(Serving.OUT_OF_SCOPE, False, lifecycle)
+        return ApiVersionStatus(Serving.NOT_YET, False, lifecycle)
     if lifecycle is None or kind not in lifecycle.kinds:
         return ApiVersionStatus(Serving.UNKNOWN, False, lifecycle)
     current = _release_tuple(release)

@@ -13,6 +13,7 @@ from dractl.api.releases import (
 )
 
 S, O, R, U, X = Serving.SERVED, Serving.OPT_IN, Serving.REMOVED, Serving.UNKNOWN, Serving.OUT_OF_SCOPE
+N = Serving.NOT_YET
 
 # (version, kind) → per release 1.34, 1.35, 1.36: (serving, deprecated)
 TABLE = {
@@ -22,8 +23,8 @@ TABLE = {
     ("v1beta1", "ResourceClaimTemplate"): [(O, False), (O, True), (O, True)],
     ("v1alpha3", "ResourceClaim"): [(R, False), (R, False), (R, False)],
     ("v1alpha3", "DeviceTaintRule"): [(X, False), (X, False), (X, False)],
-    ("v1beta2", "DeviceTaintRule"): [(U, False), (U, False), (X, False)],
-    ("v1alpha3", "ResourcePoolStatusRequest"): [(U, False), (U, False), (X, False)],
+    ("v1beta2", "DeviceTaintRule"): [(N, False), (N, False), (X, False)],
+    ("v1alpha3", "ResourcePoolStatusRequest"): [(N, False), (N, False), (X, False)],
     ("v1alpha2", "ResourceClass"): [(R, False), (R, False), (R, False)],
     ("v1alpha1", "PodScheduling"): [(R, False), (R, False), (R, False)],
     ("v1", "ResourceClass"): [(U, False), (U, False), (U, False)],
