@@ -1,0 +1,716 @@
+"""DRA01x: the object as the apiserver's strict decoder reads it (the bundled JSON Schemas).
+
+``kubectl apply`` asks for strict field validation, so the apiserver refuses an object whose
+JSON does not decode into the Go types of its apiVersion: an unknown field, a value of the wrong
+JSON type, or a quantity or time it cannot parse. These checks run on the object as the author
+wrote it (in its own apiVersion, before conversion), against the schema of the chosen release,
+and report every problem, not only the first one the apiserver would name.
+
+Each object is first checked by a compiled checker with the same verdict as the JSON Schema; only
+objects it rejects are validated with jsonschema to learn where and why.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from dractl.api.model import plain
+from dractl.api.releases import RELEASES
+from dractl.api.schemas import Checker, compile_checker, load_schema
+from dractl.api.versions import KINDS, V1BETA1_REQUEST_FIELDS
+from dractl.diagnostics import Position, Severity
+from dractl.lint.engine import Finding
+from dractl.lint.registry import rule
+
+if TYPE_CHECKING:
+    from jsonschema import Draft7Validator
+
+    from dractl.api.model import ApiObject
+    from dractl.lint.engine import LintContext
+
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+TIME = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
+# Types whose Go decoder takes any JSON value (validation, not decoding, judges their content).
+RAW_JSON = frozenset(
+    {
+        "io.k8s.apimachinery.pkg.runtime.RawExtension",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+    }
+)
+RFC3339_LAYOUT = "2006-01-02T15:04:05Z07:00"
+QUANTITY_FORMAT_ERROR = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+
+# Fields the API schema marks required whose absence the apiserver accepts: it decodes them as
+# their zero value and no validation rule rejects that. (Every other required field is checked
+# by the apiserver's validation, reported by the DRA1xx rules as "Required value".) A missing
+# `spec.pool.generation` is accepted too but not listed: 0 is a normal first generation.
+# (definition, field) -> the value the apiserver uses instead.
+ZERO_VALUE_ACCEPTED: dict[tuple[str, str], str] = {
+    ("Counter", "value"): "0",
+    ("DeviceCapacity", "value"): "0",
+    ("DeviceClass", "spec"): "an empty spec",
+    ("ResourceClaim", "spec"): "an empty spec (a claim that requests no devices)",
+    ("ResourceClaimTemplate", "spec"): "an empty spec (claims that request no devices)",
+    ("ResourceClaimTemplateSpec", "spec"): "an empty spec (claims that request no devices)",
+}
+
+
+# --- the schema, compiled once per process ---------------------------------------------------------
+
+
+def _quantity_ok(text: str) -> bool:
+    return quantity_error(text) is None
+
+
+def quantity_error(text: str) -> str | None:
+    """What the apiserver says about a quantity string it cannot decode, or None."""
+    from dractl.cel.quantity import QuantityError, QuantityUnsupported, parse_quantity
+
+    try:
+        parse_quantity(text.strip())
+    except QuantityUnsupported:
+        return None  # legal upstream; only too large for dractl's arithmetic
+    except QuantityError as exc:
+        return str(exc)
+    return None
+
+
+_RFC3339 = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$"
+)
+
+
+def time_ok(text: str) -> bool:
+    """Whether Go's ``time.Parse(time.RFC3339, text)`` (metav1.Time's decoder) accepts ``text``."""
+    match = _RFC3339.match(text)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    if hour > 23 or minute > 59 or second > 59:
+        return False
+    if match.group(9) is not None and (int(match.group(9)) > 23 or int(match.group(10)) > 59):
+        return False
+    try:
+        datetime(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+DECODER_STRINGS: dict[str, Callable[[str], bool]] = {QUANTITY: _quantity_ok, TIME: time_ok}
+
+
+@cache
+def _compiled(release: str, version: str, kind: str) -> tuple[dict[str, Any], Checker] | None:
+    schema = load_schema(release, version, kind)
+    if schema is None:
+        return None
+    return schema, compile_checker(schema, DECODER_STRINGS)
+
+
+@cache
+def _validator(release: str, version: str, kind: str) -> Draft7Validator:
+    from jsonschema import Draft7Validator
+
+    schema = load_schema(release, version, kind)
+    assert schema is not None
+    return Draft7Validator(schema)
+
+
+# --- walking the schema along a data path -----------------------------------------------------------
+
+
+@dataclass
+class _Step:
+    """The schema node a data path leads to, and what Go's decoder knows there."""
+
+    node: dict[str, Any]
+    definition: str | None  # the $defs name of node, if it is one
+    struct: str  # the Go struct holding the last field on the path
+    go_fields: list[str] = field(
+        default_factory=list
+    )  # struct field names only (Go's error context)
+
+
+def _deref(defs: dict[str, Any], node: Any) -> tuple[dict[str, Any], str | None]:
+    name = None
+    while isinstance(node, dict):
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            node = defs[name]
+        elif "allOf" in node and len(node["allOf"]) == 1:
+            node = node["allOf"][0]
+        else:
+            return node, name
+    return {}, name
+
+
+def _short(definition: str) -> str:
+    return definition.rsplit(".", 1)[-1]
+
+
+def _walk(schema: dict[str, Any], kind: str, path: Sequence[Any]) -> _Step | None:
+    defs = schema.get("$defs", {})
+    node, name = _deref(defs, schema)
+    step = _Step(node, name, kind)
+    current_struct = kind
+    for part in path:
+        if isinstance(part, int):
+            items = node.get("items")
+            if items is None:
+                return None
+            node, name = _deref(defs, items)
+        else:
+            properties = node.get("properties")
+            if properties is not None and part in properties:
+                step.go_fields.append(part)
+                step.struct = current_struct
+                node, name = _deref(defs, properties[part])
+            elif isinstance(node.get("additionalProperties"), dict):
+                node, name = _deref(defs, node["additionalProperties"])
+            else:
+                return None
+        if name is not None:
+            current_struct = _short(name)
+        step.node, step.definition = node, name
+    return step
+
+
+def _package(definition: str) -> str:
+    if definition == QUANTITY:
+        return "resource"
+    if definition.endswith("runtime.RawExtension"):
+        return "runtime"
+    return definition.rsplit(".", 2)[-2]  # v1, v1beta1, v1beta2 (resource, core and meta v1)
+
+
+def go_type(defs: dict[str, Any], node: Any) -> str:
+    """The Go type a schema node decodes into, as Go's decoder prints it."""
+    node, name = _deref(defs, node)
+    if name is not None:
+        return f"{_package(name)}.{_short(name)}"
+    kind = node.get("type")
+    if kind == "integer":
+        return {"int32": "int32", "int64": "int64"}.get(node.get("format", ""), "int")
+    if kind == "number":
+        return "float64"
+    if kind == "boolean":
+        return "bool"
+    if kind == "string":
+        return "string"
+    if kind == "array":
+        return "[]" + go_type(defs, node.get("items", {}))
+    if kind == "object" and isinstance(node.get("additionalProperties"), dict):
+        return "map[string]" + go_type(defs, node["additionalProperties"])
+    return "struct"
+
+
+def json_kind(value: Any, target: str) -> str:
+    """How Go's decoder names a JSON value in "cannot unmarshal X" (numbers into integers show it)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        if target in ("int", "int32", "int64"):
+            text = repr(value) if isinstance(value, float) else str(value)
+            return f"number {text}"
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def strict_path(path: Sequence[Any]) -> str:
+    """A data path as strict decoding prints it: fields and map keys joined by dots, indices [i]."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int) and not isinstance(part, bool):
+            out.append(f"[{part}]")
+        else:
+            if out:
+                out.append(".")
+            out.append(str(part))
+    return "".join(out)
+
+
+# --- the findings of one object ---------------------------------------------------------------------
+
+
+@dataclass
+class _Problems:
+    unknown: list[Finding] = field(default_factory=list)
+    wrong_type: list[Finding] = field(default_factory=list)
+    malformed: list[Finding] = field(default_factory=list)
+    missing: list[Finding] = field(default_factory=list)
+
+
+def _problems(obj: ApiObject, ctx: LintContext) -> _Problems:
+    key = ("schema-problems", id(obj))
+    cached = ctx.cache.get(key)
+    if cached is None:
+        cached = ctx.cache[key] = _find_problems(obj, ctx.features.release)
+    return cached  # type: ignore[no-any-return]
+
+
+def author_data(obj: ApiObject) -> dict[str, Any]:
+    """The object as its author wrote it (v1beta1 stays v1beta1), with List-inherited GVK filled in."""
+    data = plain(obj.source.raw)
+    if not isinstance(data, dict):
+        return {}
+    data.setdefault("apiVersion", obj.api_version)
+    data.setdefault("kind", obj.kind)
+    return data
+
+
+def _find_problems(obj: ApiObject, release: str) -> _Problems:
+    problems = _Problems()
+    if not obj.dra:
+        return problems
+    compiled = _compiled(release, obj.version, obj.kind)
+    if compiled is None:
+        return problems
+    schema, checker = compiled
+    data = author_data(obj)
+    if checker(data):
+        return problems
+    defs = schema.get("$defs", {})
+    for error in _validator(release, obj.version, obj.kind).iter_errors(data):
+        path = tuple(error.absolute_path)
+        validator = error.validator
+        if validator == "additionalProperties":
+            known = error.schema.get("properties", {})
+            for name in error.instance:
+                if name not in known:
+                    problems.unknown.append(
+                        _unknown_field(obj, schema, release, (*path, name), known)
+                    )
+        elif validator in ("type", "oneOf", "anyOf"):
+            step = None if _is_null(error.instance) else _walk(schema, obj.kind, path)
+            if step is None or step.definition in RAW_JSON:
+                continue
+            if step.definition == QUANTITY:
+                # Quantity's decoder parses the raw JSON text: a bool or object fails as text.
+                problems.malformed.append(_malformed_quantity(obj, path, QUANTITY_FORMAT_ERROR))
+            else:
+                problems.wrong_type.append(_wrong_type(obj, schema, step, path, error.instance))
+        elif validator == "required":
+            problems.missing.extend(
+                _missing(obj, schema, path, error.instance, error.validator_value)
+            )
+    problems.malformed.extend(_malformed_strings(obj, defs, schema, data))
+    return problems
+
+
+def _is_null(value: Any) -> bool:
+    # Go's decoder accepts JSON null for every field (the zero value); validation judges that.
+    return value is None
+
+
+def _wrong_type(
+    obj: ApiObject, schema: dict[str, Any], step: _Step, path: tuple[Any, ...], value: Any
+) -> Finding:
+    defs = schema.get("$defs", {})
+    if step.definition is not None:
+        target = f"{_package(step.definition)}.{_short(step.definition)}"
+    else:
+        target = go_type(defs, step.node)
+    kind = json_kind(value, target)
+    if step.go_fields:
+        message = (
+            f"cannot unmarshal {kind} into Go struct field "
+            f"{step.struct}.{'.'.join(step.go_fields)} of type {target}"
+        )
+    else:
+        message = f"cannot unmarshal {kind} into Go value of type {target}"
+    return Finding(
+        message=message,
+        path=(),
+        field=strict_path(path),
+        position=obj.source.position(path),
+        hint=_type_hint(obj, path, value, target),
+    )
+
+
+def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -> str | None:
+    text = _yaml11_text(obj, obj.source.position(path))
+    if text is not None:
+        return (
+            f"kubectl reads the plain scalar {text} the YAML 1.1 way, as {_yaml_repr(value)}; "
+            f'quote it ("{text}") if you mean the string'
+        )
+    expected = {
+        "string": "a string",
+        "bool": "true or false",
+        "int": "a whole number",
+        "int32": "a whole number",
+        "int64": "a whole number",
+        "float64": "a number",
+        "resource.Quantity": 'a quantity such as 4 or "16Gi"',
+        "v1.Time": 'an RFC 3339 time such as "2025-01-31T12:00:00Z"',
+    }.get(target)
+    if expected is None:
+        expected = "a list" if target.startswith("[]") else "a mapping"
+    return f"expected {expected}"
+
+
+def _yaml11_text(obj: ApiObject, position: Position) -> str | None:
+    # Document.yaml11 is keyed by 1-based (line, column) of the scalar in the file.
+    return obj.source.document.yaml11.get((position.line, position.column))
+
+
+def _yaml_repr(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _unknown_field(
+    obj: ApiObject,
+    schema: dict[str, Any],
+    release: str,
+    path: tuple[Any, ...],
+    known: dict[str, Any],
+) -> Finding:
+    name = str(path[-1])
+    message = f'unknown field "{strict_path(path)}"'
+    hint = None
+    if name == "expression" and "cel" in known:
+        message += ": did you mean to indent expression under cel?"
+    else:
+        hint = _unknown_field_hint(obj, schema, release, path, known)
+    return Finding(
+        message=message,
+        path=(),
+        field=strict_path(path),
+        position=key_position(obj, path),
+        hint=hint,
+    )
+
+
+def _unknown_field_hint(
+    obj: ApiObject,
+    schema: dict[str, Any],
+    release: str,
+    path: tuple[Any, ...],
+    known: dict[str, Any],
+) -> str | None:
+    name = str(path[-1])
+    version = obj.version
+    if name in V1BETA1_REQUEST_FIELDS and "exactly" in known:
+        return f"in resource.k8s.io/{version} this field belongs under `exactly:` (v1beta1 has it on the request)"
+    if name == "exactly" and version == "v1beta1":
+        return (
+            "`exactly:` is v1beta2 and v1 syntax; in v1beta1 its fields sit on the request itself"
+        )
+    if name == "basic" and version != "v1beta1" and "attributes" in known:
+        return f"`basic:` is v1beta1 syntax; in resource.k8s.io/{version} the device fields sit directly on the device"
+    if "basic" in known and version == "v1beta1":
+        defs = schema.get("$defs", {})
+        basic, _ = _deref(defs, known["basic"])
+        if name in basic.get("properties", {}):
+            return "in v1beta1 device fields go under `basic:`"
+    newer = _added_later(obj, release, path)
+    if newer is not None:
+        return newer
+    insensitive = [k for k in known if k.lower() == name.lower()]
+    if insensitive:
+        return f"field names are case-sensitive: did you mean {insensitive[0]}?"
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+    if close:
+        return f"did you mean {close[0]}?"
+    return None
+
+
+def _added_later(obj: ApiObject, release: str, path: tuple[Any, ...]) -> str | None:
+    later = RELEASES[RELEASES.index(release) + 1 :] if release in RELEASES else ()
+    for newer in later:
+        compiled = _compiled(newer, obj.version, obj.kind)
+        if compiled is None:
+            continue
+        step = _walk(compiled[0], obj.kind, path)
+        if step is not None:
+            return (
+                f"{path[-1]} is new in Kubernetes {newer}; a {release} apiserver does not know it"
+            )
+    return None
+
+
+def key_position(obj: ApiObject, path: Sequence[Any]) -> Position:
+    """The position of the key at the end of ``path`` (the author's key, not its value)."""
+    document = obj.source.document
+    full = (*obj.source.base, *path)
+    parent = document.node(full[:-1])
+    wanted = full[-1]
+    if isinstance(parent, dict):
+        for raw_key in parent:
+            if raw_key == wanted or next(iter(plain({raw_key: None}))) == wanted:
+                try:
+                    line, column = parent.lc.key(raw_key)  # type: ignore[attr-defined]
+                except (AttributeError, KeyError, TypeError):
+                    break
+                return Position(document.file.path, document.start_line + line + 1, column + 1)
+    return obj.source.position(path)
+
+
+def _missing(
+    obj: ApiObject,
+    schema: dict[str, Any],
+    path: tuple[Any, ...],
+    instance: Any,
+    required: list[str],
+) -> Iterator[Finding]:
+    if path and path[0] == "status":
+        return  # the apiserver clears status on create (reported elsewhere)
+    step = _walk(schema, obj.kind, path)
+    if step is None:
+        return
+    owner = _short(step.definition) if step.definition else obj.kind
+    for name in required:
+        if name in instance or name in ("apiVersion", "kind"):
+            continue
+        zero = ZERO_VALUE_ACCEPTED.get((owner, name))
+        if zero is None:
+            continue
+        yield Finding(
+            message=(
+                f'missing required field "{strict_path((*path, name))}": '
+                f"the apiserver accepts the object and uses {zero}"
+            ),
+            path=(),
+            field=strict_path((*path, name)),
+            position=obj.source.position(path),
+            hint=f"the API marks {name} as required; set it explicitly",
+        )
+
+
+def _malformed_strings(
+    obj: ApiObject, defs: dict[str, Any], schema: dict[str, Any], data: dict[str, Any]
+) -> Iterator[Finding]:
+    for path, definition, value in _strings_of(defs, schema, data, ()):
+        if definition == QUANTITY:
+            problem = quantity_error(value)
+            if problem is not None:
+                yield _malformed_quantity(obj, path, problem)
+            continue
+        else:
+            if time_ok(value):
+                continue
+            message = f'parsing time "{value}" as "{RFC3339_LAYOUT}": not an RFC 3339 time'
+            hint = 'write an RFC 3339 time such as "2025-01-31T12:00:00Z"'
+        yield Finding(
+            message=message,
+            path=(),
+            field=strict_path(path),
+            position=obj.source.position(path),
+            hint=hint,
+        )
+
+
+def _malformed_quantity(obj: ApiObject, path: tuple[Any, ...], problem: str) -> Finding:
+    return Finding(
+        message=f"{strict_path(path)}: {problem}",
+        path=(),
+        field=strict_path(path),
+        position=obj.source.position(path),
+        hint='a quantity is a number with an optional suffix, e.g. 4, 500m, 16Gi, 1e3 ("16GB" is not one)',
+    )
+
+
+def _strings_of(
+    defs: dict[str, Any], node: Any, value: Any, path: tuple[Any, ...]
+) -> Iterator[tuple[tuple[Any, ...], str, str]]:
+    """Every string in ``value`` that the schema types as a Quantity or a Time."""
+    node, name = _deref(defs, node)
+    if name in (QUANTITY, TIME):
+        if isinstance(value, str):
+            yield path, name, value
+        return
+    if isinstance(value, dict):
+        properties = node.get("properties")
+        additional = node.get("additionalProperties")
+        for key, item in value.items():
+            if properties is not None and key in properties:
+                yield from _strings_of(defs, properties[key], item, (*path, key))
+            elif isinstance(additional, dict):
+                yield from _strings_of(defs, additional, item, (*path, key))
+    elif isinstance(value, list) and isinstance(node.get("items"), dict):
+        for index, item in enumerate(value):
+            yield from _strings_of(defs, node["items"], item, (*path, index))
+
+
+# --- the rules ------------------------------------------------------------------------------------
+
+
+@rule("DRA010", "unknown-field", Severity.ERROR, kinds=KINDS)
+def unknown_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A field that the object's apiVersion does not have in the chosen release.
+
+    Why:
+    kubectl asks the apiserver for strict field validation, which rejects the whole object:
+    `strict decoding error: unknown field "spec.devices.requests[0].deviceClassName"`. (With
+    validation turned off the field is silently dropped, which is worse.) The usual causes are
+    a field indented at the wrong level, v1beta1 syntax in a v1 object (or the reverse), a
+    field that only a newer Kubernetes release knows, and misspellings; the hint says which.
+    The check reads the object in the version its author wrote, so the path is that version's.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              deviceClassName: gpu.example.com
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+    Upstream:
+    sigs.k8s.io/json (DisallowUnknownFields, "unknown field" errors) as used by
+    k8s.io/apimachinery/pkg/runtime/serializer/json's strict decoder; the schemas are
+    api/openapi-spec/v3 of kubernetes/kubernetes (see schemas/PROVENANCE.md).
+    """
+    yield from _problems(obj, ctx).unknown
+
+
+@rule("DRA011", "wrong-type", Severity.ERROR, kinds=KINDS)
+def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A value of the wrong JSON type: a string where a number belongs, a list for a mapping, ...
+
+    Why:
+    The apiserver cannot decode the object and rejects it with Go's message, e.g.
+    `json: cannot unmarshal string into Go struct field ExactDeviceRequest.spec.devices.requests.exactly.count of type int64`,
+    naming only the first such value; dractl names them all. A frequent cause is YAML 1.1:
+    kubectl reads unquoted `yes`, `no`, `on`, `off`, `y`, `n` as booleans and `010` as an
+    octal number, so `nodeName: n` is the boolean false. A null value is never a type error
+    (the field gets its zero value), and opaque `parameters` may hold any JSON here (their
+    content is validated elsewhere).
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                count: "2"
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                count: 2
+    Upstream:
+    encoding/json UnmarshalTypeError as forked in sigs.k8s.io/json (internal/golang/encoding/json/decode.go).
+    """
+    yield from _problems(obj, ctx).wrong_type
+
+
+@rule("DRA012", "malformed-quantity-or-time", Severity.ERROR, kinds=KINDS)
+def malformed_quantity_or_time(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A quantity or a timestamp string that the apiserver cannot parse.
+
+    Why:
+    Quantities (capacities, counters, capacity requests) and times (`timeAdded`) are decoded
+    by their own parsers; a string they refuse fails the whole request with
+    `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+    `unable to parse quantity's suffix` or a time parsing error. `16GB`, `1.5 Gi` and `2Gb`
+    are not quantities (`16G`, `16Gi` are); times must be RFC 3339.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: node-1-gpus}
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices:
+          - name: gpu-0
+            capacity:
+              memory: {value: 80GB}
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: node-1-gpus}
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices:
+          - name: gpu-0
+            capacity:
+              memory: {value: 80Gi}
+    Upstream:
+    k8s.io/apimachinery/pkg/api/resource (ParseQuantity, Quantity.UnmarshalJSON);
+    k8s.io/apimachinery/pkg/apis/meta/v1 (Time.UnmarshalJSON, time.RFC3339).
+    """
+    yield from _problems(obj, ctx).malformed
+
+
+@rule("DRA013", "missing-required-field", Severity.WARNING, kinds=KINDS)
+def missing_required_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A field the API marks required is missing, and the apiserver silently uses its zero value.
+
+    Why:
+    The API schema lists some fields as required that the apiserver's validation does not
+    check: the `value` of a device capacity or of a counter, and the `spec` of a DeviceClass,
+    ResourceClaim or ResourceClaimTemplate. A missing one is accepted and becomes 0 or empty,
+    which is rarely what the author meant (a capacity of 0, a claim that asks for nothing).
+    Required fields that the apiserver does check are reported as errors by the DRA1xx rules
+    ("Required value"); a missing `spec.pool.generation` is accepted and not reported, since 0
+    is a normal first generation.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: node-1-gpus}
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices:
+          - name: gpu-0
+            capacity:
+              memory: {}
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: node-1-gpus}
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices:
+          - name: gpu-0
+            capacity:
+              memory: {value: 80Gi}
+    Upstream:
+    the `required` lists of api/openapi-spec/v3 (kubernetes/kubernetes) against
+    pkg/apis/resource/validation (which fields it checks).
+    """
+    yield from _problems(obj, ctx).missing
