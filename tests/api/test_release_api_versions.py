@@ -12,15 +12,15 @@ from dractl.api.releases import (
     deprecation_warning,
 )
 
-S, O, R, U, X = Serving.SERVED, Serving.OPT_IN, Serving.REMOVED, Serving.UNKNOWN, Serving.OUT_OF_SCOPE
+S, OPT, R, U, X = Serving.SERVED, Serving.OPT_IN, Serving.REMOVED, Serving.UNKNOWN, Serving.OUT_OF_SCOPE
 N = Serving.NOT_YET
 
 # (version, kind) → per release 1.34, 1.35, 1.36: (serving, deprecated)
 TABLE = {
     ("v1", "ResourceClaim"): [(S, False), (S, False), (S, False)],
     ("v1", "ResourceSlice"): [(S, False), (S, False), (S, False)],
-    ("v1beta2", "DeviceClass"): [(O, False), (O, False), (O, True)],
-    ("v1beta1", "ResourceClaimTemplate"): [(O, False), (O, True), (O, True)],
+    ("v1beta2", "DeviceClass"): [(OPT, False), (OPT, False), (OPT, True)],
+    ("v1beta1", "ResourceClaimTemplate"): [(OPT, False), (OPT, True), (OPT, True)],
     ("v1alpha3", "ResourceClaim"): [(R, False), (R, False), (R, False)],
     ("v1alpha3", "DeviceTaintRule"): [(X, False), (X, False), (X, False)],
     ("v1beta2", "DeviceTaintRule"): [(N, False), (N, False), (X, False)],
