@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Annotated, Any
 
 import typer
 
 from dractl.cli.options import (
     DEFAULT_KUBERNETES_VERSION,
+    DEFAULT_MAX_FILE_SIZE,
     CelEngine,
     FeatureGates,
     KubernetesVersion,
+    MaxFileSize,
     Paths,
     features,
+    limits,
 )
 
 EPILOG = """
@@ -35,6 +37,7 @@ def select(
     kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
     feature_gates: FeatureGates = None,
     cel_engine: CelEngine = None,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
 ) -> None:
     """Evaluate a device selector on every device of the given ResourceSlices, as the scheduler does.
 
@@ -45,6 +48,7 @@ def select(
     from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
     from dractl.cel.slices import devices_of_slices
     from dractl.load import load_paths
+    from dractl.load.sources import read_stdin
 
     if output not in ("text", "json"):
         raise typer.BadParameter(f"unknown output {output!r}; choose text or json", param_hint="--output")
@@ -61,8 +65,9 @@ def select(
     except ValueError as exc:  # unknown engine name
         raise typer.BadParameter(str(exc), param_hint="--cel-engine") from None
 
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    loaded = load_paths(paths, stdin=stdin)
+    input_limits = limits(max_file_size)
+    stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None
+    loaded = load_paths(paths, stdin=stdin, limits=input_limits)
     for message in loaded.unreadable:
         typer.echo(f"dractl: error: {message}", err=True)
     for diagnostic in loaded.diagnostics:

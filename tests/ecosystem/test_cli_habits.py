@@ -210,6 +210,23 @@ def test_default_max_file_size_is_the_loaders() -> None:
     assert Limits().max_file_bytes == DEFAULT_MAX_FILE_SIZE
 
 
+# Every command that reads manifests, with the arguments it needs before the paths.
+READERS = {"lint": [], "select": ["true"]}
+
+
+def test_every_command_that_reads_files_is_listed() -> None:
+    assert set(READERS) == {name for name in COMMAND_NAMES if name not in ("rules", "schema")}
+
+
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_max_file_size_is_honoured_by(command: str) -> None:
+    args = [command, *READERS[command]]
+    out = dractl(*args, "--max-file-size", "50", "-", stdin=CLEAN)
+    assert out.returncode == 2
+    assert "<stdin>: larger than the limit of 50 bytes (see --max-file-size)" in out.stderr
+    assert dractl(*args, "--max-file-size", "1k", "-", stdin=CLEAN).returncode == 0
+
+
 @pytest.mark.parametrize("source", ["file", "stdin"])
 def test_max_file_size_option(tmp_path: Path, source: str) -> None:
     path = tmp_path / "claim.yaml"
