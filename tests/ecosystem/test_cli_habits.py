@@ -214,8 +214,19 @@ def test_default_max_file_size_is_the_loaders() -> None:
 READERS = {"lint": [], "select": ["true"]}
 
 
-def test_every_command_that_reads_files_is_listed() -> None:
-    assert set(READERS) == {name for name in COMMAND_NAMES if name not in ("rules", "schema")}
+@pytest.mark.parametrize("name", COMMAND_NAMES)
+def test_every_command_that_reads_files_has_max_file_size(name: str) -> None:
+    import typer.main
+
+    from dractl.cli import app
+
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    options = {opt for param in command.params for opt in param.opts}
+    if "paths" in {param.name for param in command.params}:
+        assert "--max-file-size" in options, (
+            f"dractl {name} reads files: give it `max_file_size: MaxFileSize` from "
+            "dractl.cli.options and pass `limits(max_file_size)` to load_paths"
+        )
 
 
 @pytest.mark.parametrize("command", sorted(READERS))
