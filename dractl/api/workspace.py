@@ -4,11 +4,37 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from dractl.api.model import ApiObject
 
 WORKLOAD_KINDS = ("Deployment", "Job", "StatefulSet", "DaemonSet", "ReplicaSet", "CronJob")
+
+# Where the pod spec sits in Pods and in the pod templates of workloads, by (API group, kind).
+POD_SPEC_PATHS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("spec",),
+    ("apps", "Deployment"): ("spec", "template", "spec"),
+    ("apps", "StatefulSet"): ("spec", "template", "spec"),
+    ("apps", "DaemonSet"): ("spec", "template", "spec"),
+    ("apps", "ReplicaSet"): ("spec", "template", "spec"),
+    ("batch", "Job"): ("spec", "template", "spec"),
+    ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class PodSpec:
+    """The pod spec of a Pod or of a workload's pod template, and its path inside ``obj.data``."""
+
+    obj: ApiObject
+    path: tuple[str, ...]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        spec = self.obj.get(self.path)
+        return spec if isinstance(spec, dict) else {}
 
 
 class Workspace:
@@ -60,3 +86,24 @@ class Workspace:
     @cached_property
     def namespaces(self) -> dict[str, ApiObject]:
         return {o.name: o for o in self.by_kind.get("Namespace", []) if o.group == "" and o.name}
+
+    @cached_property
+    def pod_specs(self) -> list[PodSpec]:
+        """Pods and the pod templates of Deployments, Jobs, StatefulSets, ... (in input order)."""
+        out: list[PodSpec] = []
+        for obj in self.all:
+            path = POD_SPEC_PATHS.get((obj.group, obj.kind))
+            if path is not None and isinstance(obj.get(path), dict):
+                out.append(PodSpec(obj, path))
+        return out
+
+    @cached_property
+    def pools(self) -> dict[tuple[str, str], list[ApiObject]]:
+        """ResourceSlices by (driver, pool name), every generation, in input order."""
+        out: dict[tuple[str, str], list[ApiObject]] = defaultdict(list)
+        for obj in self.slices:
+            driver = obj.get(("spec", "driver"))
+            pool = obj.get(("spec", "pool", "name"))
+            if isinstance(driver, str) and isinstance(pool, str):
+                out[(driver, pool)].append(obj)
+        return dict(out)

@@ -107,6 +107,13 @@ def lint(
             out.close()
     for message in loaded.unreadable + (context_loaded.unreadable if context_loaded else []):
         typer.echo(f"dractl: error: {message}", err=True)
+    if context_loaded is not None:
+        # Context files are never reported on, but one that cannot be read must say why.
+        for problem in context_loaded.diagnostics:
+            if problem.rule in ("DRA001", "DRA002", "DRA005"):
+                typer.echo(
+                    f"dractl: error: --context {problem.position}: {problem.message}", err=True
+                )
     if result.input_failed or loaded.unreadable or (context_loaded and context_loaded.failed):
         raise typer.Exit(2)
     summary = result.summary

@@ -1,0 +1,59 @@
+"""Small helpers shared by the cross-object rule modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dractl.api.model import ApiObject
+from dractl.diagnostics import Position
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """``; did you mean "x"?`` for a candidate that is a likely typo of ``name``, else nothing.
+
+    Likely typo: at most one edit (insertion, deletion, substitution or swap of neighbours) per
+    six characters, at most three.
+    """
+    limit = max(1, min(3, len(name) // 6))
+    best: tuple[int, str] | None = None
+    for candidate in sorted(set(candidates)):
+        if candidate == name or abs(len(candidate) - len(name)) > limit:
+            continue
+        distance = edit_distance(name, candidate)
+        if distance <= limit and (best is None or distance < best[0]):
+            best = (distance, candidate)
+    return f'; did you mean "{best[1]}"?' if best else ""
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (Levenshtein plus swaps of neighbouring characters)."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[len(b)]
+
+
+def where(obj: ApiObject) -> str:
+    """``file:line`` of an object's name, to point from one object to another."""
+    pos = obj.position(("metadata", "name"))
+    return f"{pos.file}:{pos.line}"
+
+
+def key_position(obj: ApiObject, path: Sequence[Any]) -> Position:
+    """The position of the last key of ``path`` itself (not of its value)."""
+    *parent, key = obj.raw_path(path)
+    doc = obj.source.document
+    node = doc.node((*obj.source.base, *parent))
+    try:
+        line, col = node.lc.key(key)
+    except (AttributeError, KeyError, TypeError):
+        return obj.position(path)
+    return Position(doc.file.path, doc.start_line + line + 1, col + 1)

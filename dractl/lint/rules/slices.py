@@ -1,0 +1,462 @@
+"""DRA32x: ResourceSlices of one pool that do not fit together.
+
+A pool is every ResourceSlice with the same `spec.driver` and `spec.pool.name`. The scheduler
+only uses the slices of the newest `pool.generation`; older ones are stale and ignored here too.
+Counter sets: Kubernetes 1.34 keeps `sharedCounters` in the slice of the devices that consume
+them; from 1.35 on a slice holds either `sharedCounters` or `devices`, and devices consume the
+counter sets of any slice of their pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from dractl.api.model import ApiObject
+from dractl.api.paths import Key
+from dractl.diagnostics import Severity
+from dractl.lint.engine import Finding, LintContext
+from dractl.lint.registry import rule
+from dractl.lint.rules._common import key_position, where
+
+
+@dataclass
+class Pool:
+    driver: str
+    name: str
+    generation: int
+    slices: list[ApiObject]  # of the newest generation, in input order
+
+    @property
+    def id(self) -> str:
+        return f"{self.driver}/{self.name}"
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def current_pools(ctx: LintContext) -> list[Pool]:
+    """Every pool with the slices of its newest generation (computed once per run)."""
+    key = "slices.current_pools"
+    if key not in ctx.cache:
+        pools = []
+        for (driver, name), slices in ctx.workspace.pools.items():
+            generation = max(_int(s.get(("spec", "pool", "generation"))) or 0 for s in slices)
+            newest = [
+                s
+                for s in slices
+                if (_int(s.get(("spec", "pool", "generation"))) or 0) == generation
+            ]
+            pools.append(Pool(driver, name, generation, newest))
+        ctx.cache[key] = pools
+    result: list[Pool] = ctx.cache[key]
+    return result
+
+
+def _count(obj: ApiObject) -> int | None:
+    return _int(obj.get(("spec", "pool", "resourceSliceCount")))
+
+
+def _devices(obj: ApiObject) -> Iterator[tuple[int, dict[str, Any]]]:
+    devices = obj.get(("spec", "devices"))
+    if isinstance(devices, list):
+        for j, device in enumerate(devices):
+            if isinstance(device, dict):
+                yield j, device
+
+
+def _counter_sets(obj: ApiObject) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    sets = obj.get(("spec", "sharedCounters"))
+    if isinstance(sets, list):
+        for k, counter_set in enumerate(sets):
+            if isinstance(counter_set, dict) and isinstance(counter_set.get("name"), str):
+                counters = counter_set.get("counters")
+                yield k, counter_set["name"], counters if isinstance(counters, dict) else {}
+
+
+def _first_checked(ctx: LintContext, slices: list[ApiObject]) -> ApiObject | None:
+    return next((s for s in slices if not ctx.workspace.is_context(s)), None)
+
+
+@rule("DRA320", "pool-slice-count-mismatch", Severity.WARNING, scope="set")
+def pool_slice_count_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    """Slices of one pool and generation disagree on `resourceSliceCount`.
+
+    Why:
+    Every slice of a pool states how many slices the pool has. The scheduler believes the first
+    slice it sees, so with disagreeing counts whether the pool counts as complete depends on
+    the order the slices happen to be listed in. A driver that publishes such slices is
+    usually in the middle of a botched update; bump `pool.generation` when the count changes.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus-a
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices: [{name: gpu-0}]
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus-b
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 3}
+          devices: [{name: gpu-1}]
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus-b
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices: [{name: gpu-1}]
+    """
+    for pool in current_pools(ctx):
+        first = next((s for s in pool.slices if _count(s) is not None), None)
+        if first is None:
+            continue
+        expected = _count(first)
+        for obj in pool.slices:
+            count = _count(obj)
+            if count is None or count == expected:
+                continue
+            yield Finding(
+                f'pool "{pool.id}" generation {pool.generation}: this slice says '
+                f'resourceSliceCount {count}, slice "{first.name}" ({where(first)}) says '
+                f"{expected}; the scheduler believes whichever it reads first",
+                ("spec", "pool", "resourceSliceCount"),
+                obj=obj,
+            )
+
+
+@rule("DRA321", "pool-incomplete", Severity.WARNING, scope="set")
+def pool_incomplete(ctx: LintContext) -> Iterator[Finding]:
+    """A pool has fewer (or more) slices than its `resourceSliceCount` declares.
+
+    Why:
+    The scheduler treats a pool whose slices do not all exist as incomplete ("being
+    updated"): `allocationMode: All` requests on it fail, and since Kubernetes 1.35 none of its
+    devices are allocated at all. Either a slice is missing from the inputs or the count is
+    wrong.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices: [{name: gpu-0}, {name: gpu-1}]
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices: [{name: gpu-0}, {name: gpu-1}]
+    Upstream:
+    kubernetes/dynamic-resource-allocation structured/internal: GatherPools (IsIncomplete).
+    """
+    for pool in current_pools(ctx):
+        counts = {_count(s) for s in pool.slices} - {None}
+        if len(counts) != 1:
+            continue  # missing counts are schema errors, disagreeing ones DRA320
+        (declared,) = counts
+        have = len(pool.slices)
+        if have == declared:
+            continue
+        obj = _first_checked(ctx, pool.slices)
+        if obj is None:
+            continue
+        if have < declared:
+            detail = f"the inputs hold only {have} of its {declared} slices"
+        else:
+            detail = f"the inputs hold {have} slices but resourceSliceCount is {declared}"
+        yield Finding(
+            f'pool "{pool.id}" generation {pool.generation} is incomplete: {detail}; the '
+            "scheduler treats it as being updated (allocationMode All fails, and newer "
+            "schedulers allocate none of its devices)",
+            ("spec", "pool", "resourceSliceCount"),
+            obj=obj,
+        )
+
+
+@rule("DRA322", "pool-duplicate-device", Severity.ERROR, scope="set")
+def pool_duplicate_device(ctx: LintContext) -> Iterator[Finding]:
+    """Two slices of one pool publish a device with the same name.
+
+    Why:
+    Device names must be unique within a pool, across all of its slices. The scheduler marks a
+    pool with duplicate names invalid ("duplicate device name") and allocates none of its
+    devices. (Duplicates within one slice are rejected by the apiserver.)
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus-a
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices: [{name: gpu-0}]
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus-b
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices: [{name: gpu-0}]
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus-b
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices: [{name: gpu-1}]
+    Upstream:
+    kubernetes/dynamic-resource-allocation structured/internal: validateDeviceNames.
+    """
+    for pool in current_pools(ctx):
+        seen: dict[str, ApiObject] = {}
+        for obj in pool.slices:
+            names_here: set[str] = set()
+            for j, device in _devices(obj):
+                name = device.get("name")
+                if not isinstance(name, str) or name in names_here:
+                    continue
+                names_here.add(name)
+                other = seen.get(name)
+                if other is None:
+                    seen[name] = obj
+                    continue
+                yield Finding(
+                    f'device "{name}" is also published by slice "{other.name}" '
+                    f'({where(other)}) of pool "{pool.id}": the scheduler marks the pool '
+                    "invalid and allocates none of its devices",
+                    ("spec", "devices", j, "name"),
+                    obj=obj,
+                )
+
+
+@rule("DRA323", "pool-counter-set-not-found", Severity.ERROR, scope="set")
+def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
+    """A device consumes counters from a counter set (or a counter) its pool does not define.
+
+    Why:
+    Partitionable devices draw on shared counters (`consumesCounters` naming a `sharedCounters`
+    set). The scheduler marks a pool whose devices name an unknown counter set or counter
+    invalid ("counter set X not found") and allocates none of its devices. In Kubernetes 1.34
+    the set must be in the device's own slice; from 1.35 on, counter sets live in slices of
+    their own and any slice of the pool may define them (each set name only once).
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-counters
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          sharedCounters:
+          - name: gpu-0-counters
+            counters:
+              memory: {value: 80Gi}
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-partitions
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices:
+          - name: gpu-0-half-0
+            consumesCounters:
+            - counterSet: gpu-0-counter
+              counters:
+                memory: {value: 40Gi}
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-partitions
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          devices:
+          - name: gpu-0-half-0
+            consumesCounters:
+            - counterSet: gpu-0-counters
+              counters:
+                memory: {value: 40Gi}
+    Upstream:
+    kubernetes/dynamic-resource-allocation structured/internal: getAndValidateCounterSets,
+    validateDeviceCounterConsumption.
+    """
+    per_slice = ctx.features.release == "1.34"
+    for pool in current_pools(ctx):
+        pool_sets: dict[str, tuple[ApiObject, dict[str, Any]]] = {}
+        for obj in pool.slices:
+            for k, name, counters in _counter_sets(obj):
+                other = pool_sets.get(name)
+                if other is None:
+                    pool_sets[name] = (obj, counters)
+                elif other[0] is not obj and not per_slice:
+                    yield Finding(
+                        f'counter set "{name}" is also defined by slice "{other[0].name}" '
+                        f'({where(other[0])}) of pool "{pool.id}": the scheduler marks the pool '
+                        "invalid (duplicate counter set name)",
+                        ("spec", "sharedCounters", k, "name"),
+                        obj=obj,
+                    )
+        for obj in pool.slices:
+            own = {name: counters for _, name, counters in _counter_sets(obj)}
+            for j, device in _devices(obj):
+                consumptions = device.get("consumesCounters")
+                if not isinstance(consumptions, list):
+                    continue
+                for c, consumption in enumerate(consumptions):
+                    if not isinstance(consumption, dict):
+                        continue
+                    yield from _check_consumption(
+                        obj, pool, (j, c), consumption, own, pool_sets, per_slice
+                    )
+
+
+def _check_consumption(
+    obj: ApiObject,
+    pool: Pool,
+    at: tuple[int, int],
+    consumption: dict[str, Any],
+    own: dict[str, dict[str, Any]],
+    pool_sets: dict[str, tuple[ApiObject, dict[str, Any]]],
+    per_slice: bool,
+) -> Iterator[Finding]:
+    path = ("spec", "devices", at[0], "consumesCounters", at[1])
+    set_name = consumption.get("counterSet")
+    if not isinstance(set_name, str) or not set_name:
+        return
+    if per_slice:
+        counters = own.get(set_name)
+        if counters is None:
+            elsewhere = pool_sets.get(set_name)
+            if elsewhere is not None:
+                message = (
+                    f'counter set "{set_name}" is defined in slice "{elsewhere[0].name}" '
+                    f"({where(elsewhere[0])}), but in Kubernetes 1.34 a device can only "
+                    "consume counters of its own slice (that layout needs 1.35 or later)"
+                )
+            else:
+                message = f'no slice of pool "{pool.id}" defines counter set "{set_name}"'
+            yield Finding(message, (*path, "counterSet"), obj=obj)
+            return
+    else:
+        found = pool_sets.get(set_name)
+        if found is None:
+            yield Finding(
+                f'no slice of pool "{pool.id}" defines counter set "{set_name}": the scheduler '
+                "marks the pool invalid and allocates none of its devices",
+                (*path, "counterSet"),
+                obj=obj,
+            )
+            return
+        counters = found[1]
+    consumed = consumption.get("counters")
+    if not isinstance(consumed, dict):
+        return
+    for counter in consumed:
+        if counter not in counters:
+            counter_path = (*path, "counters", Key(counter))
+            yield Finding(
+                f'counter "{counter}" is not in counter set "{set_name}" (it has '
+                + (", ".join(f'"{c}"' for c in counters) or "no counters")
+                + "): the scheduler marks the pool invalid",
+                counter_path,
+                obj=obj,
+                position=key_position(obj, counter_path),
+            )
+
+
+@rule("DRA324", "slice-node-unknown", Severity.INFO, scope="set")
+def slice_node_unknown(ctx: LintContext) -> Iterator[Finding]:
+    """A ResourceSlice names a node that is not among the inputs' Nodes.
+
+    Why:
+    When the inputs include the cluster's Nodes (for example a `--context` dump), a slice for
+    a node that is not one of them is stale or misspelled: its devices are offered on no node.
+    Checked only when the inputs hold Nodes.
+
+    Bad:
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: node-1
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-01-gpus
+        spec:
+          driver: gpu.example.com
+          nodeName: node-01
+          pool: {name: node-01, generation: 1, resourceSliceCount: 1}
+          devices: [{name: gpu-0}]
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices: [{name: gpu-0}]
+    """
+    ws = ctx.workspace
+    nodes = ws.nodes
+    if not nodes:
+        return
+    for obj in ws.slices:
+        if ws.is_context(obj):
+            continue
+        node = obj.get(("spec", "nodeName"))
+        if isinstance(node, str) and node and node not in nodes:
+            yield Finding(
+                f'node "{node}" is not among the {len(nodes)} Nodes of the inputs',
+                ("spec", "nodeName"),
+                obj=obj,
+            )
+        for j, device in _devices(obj):
+            node = device.get("nodeName")
+            if isinstance(node, str) and node and node not in nodes:
+                yield Finding(
+                    f'device "{device.get("name")}": node "{node}" is not among the '
+                    f"{len(nodes)} Nodes of the inputs",
+                    ("spec", "devices", j, "nodeName"),
+                    obj=obj,
+                )
