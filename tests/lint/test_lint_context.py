@@ -133,9 +133,9 @@ def test_context_from_stdin(run_dractl, tmp_path: Path) -> None:
 
 
 def test_unreadable_context_is_a_usage_error_with_a_reason(run_dractl, tmp_path: Path) -> None:
-    write(tmp_path, {"cluster.yaml": "items: [1\n", "claim.yaml": CLAIM})
+    write(tmp_path, {"cluster.yaml": "apiVersion: v1\nkind: List\nitems: [1\n", "claim.yaml": CLAIM})
     cluster = tmp_path / "cluster.yaml"
     out = run_dractl("lint", "--context", str(cluster), str(tmp_path / "claim.yaml"))
     assert out.returncode == 2
-    assert f"dractl: error: --context {cluster}:2:1: YAML syntax error" in out.stderr
+    assert f"dractl: error: --context {cluster}:4:1: YAML syntax error" in out.stderr
     assert "Traceback" not in out.stderr
