@@ -68,7 +68,11 @@ class Quantity:
         return (self.unscaled > 0) - (self.unscaled < 0)
 
     def compare(self, other: Quantity) -> int:
-        mine, theirs = self.value, other.value
+        mine, theirs = self.unscaled, other.unscaled
+        if self.exponent > other.exponent:
+            mine *= 10 ** (self.exponent - other.exponent)
+        elif other.exponent > self.exponent:
+            theirs *= 10 ** (other.exponent - self.exponent)
         return (mine > theirs) - (mine < theirs)
 
     # -- conversions ---------------------------------------------------------------------

@@ -9,6 +9,7 @@ without a protobuf round trip.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -75,14 +76,19 @@ class _Library:
     def __init__(self, pool: descriptor_pool.DescriptorPool) -> None:
         self.quantity_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("kubernetes.Quantity"))
         self.semver_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("kubernetes.Semver"))
+        # Selectors compare against a handful of literals over and over: parse each once.
+        self.quantity = functools.lru_cache(maxsize=4096)(self._quantity)  # type: ignore[method-assign]
+        self._units_cache = functools.lru_cache(maxsize=4096)(self._quantity_of_units)
 
     # -- conversions -------------------------------------------------------------------
     def quantity_message(self, quantity: Quantity) -> Any:
         return self.quantity_class(nano_units=quantity.nano_units)
 
+    def quantity_of(self, message: Any) -> Quantity:
+        return self._quantity_of_units(message.nano_units)
+
     @staticmethod
-    def quantity_of(message: Any) -> Quantity:
-        text = message.nano_units
+    def _quantity_of_units(text: str) -> Quantity:
         if "/" in text:  # cannot happen for parsed quantities; kept exact anyway
             numerator, denominator = text.split("/")
             return Quantity(int(numerator) * 10**9 // int(denominator), -9, exact_int64=False)
@@ -105,6 +111,9 @@ class _Library:
 
     # -- implementations -----------------------------------------------------------------
     def quantity(self, text: str) -> Any:
+        return self._quantity(text)
+
+    def _quantity(self, text: str) -> Any:
         try:
             return self.quantity_message(parse_quantity(text))
         except QuantityError as exc:
@@ -142,7 +151,11 @@ class _Library:
         libraries = environment.libraries if environment else None
         Q = T("kubernetes.Quantity")
         S = T("kubernetes.Semver")
-        q_of = self.quantity_of
+        units_of = self._units_cache
+
+        def q_of(message: Any) -> Quantity:
+            return units_of(message.nano_units)
+
         s_of = self.semver_of
         decls: list[Any] = []
 
