@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dractl.cel import CelCompileError, CelDevice, compile_selector  # noqa: E402
-from dractl.cel.engines import ENGINES, engine_available  # noqa: E402
+from dractl.cel import CelCompileError, CelDevice, compile_selector
+from dractl.cel.engines import ENGINES, engine_available
 
 SELECTORS = {
     "driver and model": 'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "A100"',

@@ -41,8 +41,7 @@ def select(
 ) -> None:
     """Evaluate a device selector on every device of the given ResourceSlices, as the scheduler does.
 
-    Exit code 0 when every device evaluated (matching or not), 1 when some device raised a CEL
-    runtime error, 2 when the selector does not compile or an input cannot be read.
+    The selector compiles in the scheduler's environment for the chosen release and gates.
     """
     from dractl.api.model import build_all
     from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
