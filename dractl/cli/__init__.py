@@ -25,6 +25,7 @@ app = typer.Typer(
 COMMANDS: list[tuple[str, str, str]] = [
     ("lint", "dractl.cli.lint", "lint"),
     ("select", "dractl.cli.select", "select"),
+    ("schema", "dractl.cli.schema", "schema"),
 ]
 
 
