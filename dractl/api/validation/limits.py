@@ -1,0 +1,115 @@
+"""The size limits the apiserver enforces, per release (``k8s.io/api/resource/v1`` constants)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dractl.api.releases import RELEASES
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    release: str
+    device_taints: int
+    # 1.34 counts counters summed over a slice; 1.35 limits sets and consumptions instead.
+    shared_counters_total: int | None
+    counters_per_device: int | None
+    device_counters_per_slice: int | None
+    counter_sets: int | None
+    counters_per_counter_set: int | None
+    counter_consumptions_per_device: int | None
+    counters_per_counter_consumption: int | None
+    # devices per slice when any device has taints / consumes counters (/ list attributes, 1.36)
+    devices_with_advanced_features: int | None
+    attribute_values_per_device: int | None
+    taint_effect_none: bool
+    list_attributes: bool
+    # Before 1.35 a duplicate request, sub-request or counter set is reported at its `name`.
+    duplicate_at_name: bool
+    # From 1.35 on, a slice holds either `sharedCounters` or `devices`; 1.34 cross-checks them.
+    counters_in_separate_slices: bool
+
+    driver_name: int = 63
+    pool_name: int = 253
+    device_max_domain: int = 63
+    device_max_id: int = 32
+    attribute_value_length: int = 64
+    attributes_and_capacities_per_device: int = 32
+    devices_per_slice: int = 128
+    device_tolerations: int = 16
+    binding_conditions: int = 4
+    binding_failure_conditions: int = 4
+    selectors: int = 32
+    first_available: int = 8
+    requests: int = 32
+    constraints: int = 32
+    config: int = 32
+    cel_expression_length: int = 10 * 1024
+    opaque_parameters: int = 10 * 1024
+    request_policy_valid_values: int = 10
+
+    @property
+    def attribute_key_length(self) -> int:
+        """Longest key printed in full in a path; longer keys are shortened in the middle."""
+        return self.device_max_domain + 1 + self.device_max_id
+
+
+_LIMITS = {
+    "1.34": Limits(
+        release="1.34",
+        device_taints=4,
+        shared_counters_total=32,
+        counters_per_device=32,
+        device_counters_per_slice=1024,
+        counter_sets=None,
+        counters_per_counter_set=None,
+        counter_consumptions_per_device=None,
+        counters_per_counter_consumption=None,
+        devices_with_advanced_features=None,
+        attribute_values_per_device=None,
+        taint_effect_none=False,
+        list_attributes=False,
+        duplicate_at_name=True,
+        counters_in_separate_slices=False,
+    ),
+    "1.35": Limits(
+        release="1.35",
+        device_taints=16,
+        shared_counters_total=None,
+        counters_per_device=None,
+        device_counters_per_slice=None,
+        counter_sets=8,
+        counters_per_counter_set=32,
+        counter_consumptions_per_device=2,
+        counters_per_counter_consumption=32,
+        devices_with_advanced_features=64,
+        attribute_values_per_device=None,
+        taint_effect_none=True,
+        list_attributes=False,
+        duplicate_at_name=False,
+        counters_in_separate_slices=True,
+    ),
+    "1.36": Limits(
+        release="1.36",
+        device_taints=16,
+        shared_counters_total=None,
+        counters_per_device=None,
+        device_counters_per_slice=None,
+        counter_sets=8,
+        counters_per_counter_set=32,
+        counter_consumptions_per_device=2,
+        counters_per_counter_consumption=32,
+        devices_with_advanced_features=64,
+        attribute_values_per_device=48,
+        taint_effect_none=True,
+        list_attributes=True,
+        duplicate_at_name=False,
+        counters_in_separate_slices=True,
+    ),
+}
+
+assert set(_LIMITS) == set(RELEASES)
+
+
+def limits_for(release: str) -> Limits:
+    return _LIMITS[release]
