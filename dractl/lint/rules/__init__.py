@@ -2,6 +2,12 @@
 
 from dractl.lint.rules import (
     admin_access,  # noqa: F401  (DRA31x)
+    apiserver_create,  # noqa: F401
+    apiserver_devices,  # noqa: F401
+    apiserver_feature_gates,  # noqa: F401
+    apiserver_names,  # noqa: F401
+    apiserver_requests,  # noqa: F401
+    apiserver_structure,  # noqa: F401
     best_practice,  # noqa: F401  (DRA50x)
     duplicates,  # noqa: F401  (DRA33x)
     input,  # noqa: F401
