@@ -1,0 +1,370 @@
+"""The allocator's input structures, built once from v1-shaped objects and shared by every node.
+
+:class:`Inventory` indexes DeviceClasses, ResourceSlices (devices, counters, node
+selection), DeviceTaintRules and the devices already in use (from claims whose
+`status.allocation` is set). Everything that does not depend on the node — parsed
+quantities, node selectors, CEL inputs, selector verdicts — is computed at most once here
+and reused by every :meth:`Allocator.allocate <dractl.allocator.solver.Allocator.allocate>` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dractl.allocator.nodes import NodeSelector, NodeSelectorError, parse_node_selector
+from dractl.allocator.quantity import Quantity, QuantityError
+
+DeviceID = tuple[str, str, str]
+"""(driver, pool, device), upstream's `DeviceID`."""
+
+
+def format_device_id(device_id: DeviceID) -> str:
+    return "/".join(device_id)
+
+
+def claim_ref(claim: Mapping[str, Any]) -> str:
+    """`namespace/name` as klog prints claims; a claim without namespace is in `default`."""
+    metadata = claim.get("metadata") or {}
+    return f"{metadata.get('namespace') or 'default'}/{metadata.get('name') or ''}"
+
+
+def object_data(obj: Any) -> dict[str, Any]:
+    """The v1-shaped dict of an `ApiObject` (its `.data`) or of a plain manifest dict."""
+    data = getattr(obj, "data", obj)
+    if not isinstance(data, dict):
+        raise TypeError(f"expected a Kubernetes object, got {type(obj).__name__}")
+    return data
+
+
+def object_kind(obj: Any) -> str:
+    kind = getattr(obj, "kind", None)
+    if kind is None:
+        kind = object_data(obj).get("kind")
+    return str(kind or "")
+
+
+class ParsedSelector:
+    """A node selector parsed on first use; a parse error is kept and re-raised."""
+
+    __slots__ = ("_error", "_parsed", "raw")
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw = raw
+        self._parsed: NodeSelector | None = None
+        self._error: NodeSelectorError | None = None
+
+    def get(self) -> NodeSelector:
+        if self._parsed is None and self._error is None:
+            try:
+                self._parsed = parse_node_selector(self.raw)
+            except NodeSelectorError as error:
+                self._error = error
+        if self._error is not None:
+            raise self._error
+        assert self._parsed is not None
+        return self._parsed
+
+
+@dataclass(slots=True)
+class CapacityEntry:
+    value: Quantity
+    default: Quantity | None
+    valid_values: tuple[Quantity, ...] | None
+    range_min: Quantity | None
+    range_max: Quantity | None
+    range_step: Quantity | None
+    has_policy: bool
+    has_range: bool
+
+
+@dataclass(eq=False, slots=True)
+class DeviceEntry:
+    """One device of one slice. `verdicts` caches selector results per request signature."""
+
+    id: DeviceID
+    name: str
+    slice: SliceEntry
+    index: int
+    raw: dict[str, Any]
+    attributes: dict[str, Any]
+    capacity_raw: dict[str, Any]
+    consumes_counters: list[tuple[str, dict[str, Fraction]]]
+    taints: list[dict[str, Any]]
+    binding_conditions: list[str] | None
+    binding_failure_conditions: list[str] | None
+    binds_to_node: bool
+    allow_multiple_allocations: bool | None
+    node_name: str | None
+    all_nodes: bool
+    node_selector: ParsedSelector | None
+    # Parsed on first use by :func:`device_capacity` (most devices never need it).
+    parsed_capacity: dict[str, CapacityEntry] | None = None
+    capacity_problem: str | None = None
+    # Whether a request without capacity requests fits while nothing of the device is used.
+    idle_fit: bool = False
+    cel_device: Any = None
+    verdicts: dict[Any, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False, slots=True)
+class SliceEntry:
+    name: str
+    input_index: int
+    driver: str
+    pool: str
+    generation: int
+    resource_slice_count: int
+    node_name: str | None
+    all_nodes: bool
+    node_selector: ParsedSelector | None
+    per_device_node_selection: bool | None
+    shared_counters: list[tuple[str, dict[str, Fraction]]]
+    devices: list[DeviceEntry]
+    has_binding_conditions: bool
+    raw: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ClassEntry:
+    name: str
+    selectors: list[str | None]
+    config: list[dict[str, Any]]
+    raw: dict[str, Any]
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """Devices in use, as the scheduler gathers them from allocated claims.
+
+    Results with `adminAccess: true` do not count. With DRAConsumableCapacity, a result
+    with a `shareID` is a shared allocation (its `consumedCapacity` adds up per device);
+    otherwise every result takes its device exclusively.
+    """
+
+    devices: set[DeviceID] = field(default_factory=set)
+    shared: set[tuple[DeviceID, str]] = field(default_factory=set)
+    shared_devices: set[DeviceID] = field(default_factory=set)
+    aggregated_capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+    owners: dict[DeviceID, list[str]] = field(default_factory=dict)
+
+    def is_allocated(self, device_id: DeviceID) -> bool:
+        """Upstream's `IsDeviceAllocated`: exclusively, shared or with capacity in use."""
+        return device_id in self.devices or device_id in self.shared_devices or device_id in self.aggregated_capacity
+
+
+def _fraction(value: Any) -> Fraction:
+    return _parse_quantity(value).value
+
+
+_quantities: dict[Any, Quantity] = {}
+
+
+def _parse_quantity(value: Any) -> Quantity:
+    """Quantity.parse, remembered: slices repeat the same few values many times."""
+    key = (type(value), value)
+    found = _quantities.get(key)
+    if found is None:
+        found = Quantity.parse(value)
+        if len(_quantities) < 65536:
+            _quantities[key] = found
+    return found
+
+
+def _counter_sets(raw_sets: Iterable[Any]) -> list[tuple[str, dict[str, Fraction]]]:
+    sets: list[tuple[str, dict[str, Fraction]]] = []
+    for raw in raw_sets or []:
+        raw = raw or {}
+        counters = {
+            str(name): _fraction((counter or {}).get("value", "0"))
+            for name, counter in (raw.get("counters") or {}).items()
+        }
+        sets.append((str(raw.get("name") or raw.get("counterSet") or ""), counters))
+    return sets
+
+
+def _capacity(raw_capacity: Mapping[str, Any]) -> dict[str, CapacityEntry]:
+    parsed: dict[str, CapacityEntry] = {}
+    for name, entry in (raw_capacity or {}).items():
+        entry = entry or {}
+        policy = entry.get("requestPolicy")
+        valid_range = (policy or {}).get("validRange")
+        default = (policy or {}).get("default")
+        valid_values = (policy or {}).get("validValues")
+        parsed[str(name)] = CapacityEntry(
+            value=_parse_quantity(entry.get("value", "0")),
+            default=_parse_quantity(default) if default is not None else None,
+            valid_values=tuple(Quantity.parse(v) for v in valid_values) if valid_values is not None else None,
+            range_min=Quantity.parse(valid_range["min"]) if valid_range and valid_range.get("min") is not None else None,
+            range_max=Quantity.parse(valid_range["max"]) if valid_range and valid_range.get("max") is not None else None,
+            range_step=Quantity.parse(valid_range["step"]) if valid_range and valid_range.get("step") is not None else None,
+            has_policy=policy is not None,
+            has_range=valid_range is not None,
+        )
+    return parsed
+
+
+def device_capacity(device: DeviceEntry) -> dict[str, CapacityEntry]:
+    """The device's capacities with their request policies, parsed once."""
+    if device.parsed_capacity is None:
+        try:
+            device.parsed_capacity = _capacity(device.capacity_raw)
+        except (QuantityError, TypeError, KeyError, AttributeError) as error:
+            device.parsed_capacity, device.capacity_problem = {}, str(error)
+        device.idle_fit = all(_idle_fit(entry) for entry in device.parsed_capacity.values())
+    return device.parsed_capacity
+
+
+def _idle_fit(entry: CapacityEntry) -> bool:
+    """A request that names no capacity takes the policy default, or else all of it."""
+    taken = entry.default if entry.default is not None else entry.value
+    if taken.value > entry.value.value:
+        return False
+    # With a policy and no default, the full check decides (fast path only for the plain cases).
+    return not entry.has_policy or entry.default is not None
+
+
+def _taint_rule_matches(rule: Mapping[str, Any], device: DeviceEntry) -> bool:
+    selector = rule.get("deviceSelector") or {}
+    for key, value in (("driver", device.id[0]), ("pool", device.id[1]), ("device", device.id[2])):
+        wanted = selector.get(key)
+        if wanted is not None and wanted != value:
+            return False
+    return True
+
+
+class Inventory:
+    """Classes, slices and in-use devices of one cluster snapshot (v1 shape)."""
+
+    def __init__(
+        self,
+        *,
+        classes: Iterable[Any] = (),
+        slices: Iterable[Any] = (),
+        allocated_claims: Iterable[Any] = (),
+        device_taint_rules: Iterable[Any] = (),
+        consumable_capacity: bool = False,
+    ) -> None:
+        self.classes: dict[str, ClassEntry] = {}
+        for obj in classes:
+            data = object_data(obj)
+            spec = data.get("spec") or {}
+            name = str((data.get("metadata") or {}).get("name") or "")
+            selectors = [((s or {}).get("cel") or {}).get("expression") if (s or {}).get("cel") is not None else None
+                         for s in spec.get("selectors") or []]
+            self.classes[name] = ClassEntry(name, selectors, list(spec.get("config") or []), data)
+        self.device_taint_rules = [object_data(rule).get("spec") or {} for rule in device_taint_rules]
+        self.slices: list[SliceEntry] = [self._slice(object_data(obj), index) for index, obj in enumerate(slices)]
+        self.slices_on_node: dict[str, list[SliceEntry]] = {}
+        self.slices_shared: list[SliceEntry] = []
+        self.slices_by_pool: dict[tuple[str, str], list[SliceEntry]] = {}
+        for entry in self.slices:
+            if entry.node_name and not entry.shared_counters:
+                self.slices_on_node.setdefault(entry.node_name, []).append(entry)
+            else:
+                self.slices_shared.append(entry)
+            self.slices_by_pool.setdefault((entry.driver, entry.pool), []).append(entry)
+        self.allocated_claims = [object_data(claim) for claim in allocated_claims]
+        self.allocated = self._allocated_state(self.allocated_claims, consumable_capacity)
+
+    @classmethod
+    def from_objects(cls, objects: Iterable[Any], *, consumable_capacity: bool = False) -> Inventory:
+        """Sorts objects by kind; claims count only when `status.allocation` is set."""
+        classes, slices, claims, rules = [], [], [], []
+        for obj in objects:
+            kind = object_kind(obj)
+            if kind == "DeviceClass":
+                classes.append(obj)
+            elif kind == "ResourceSlice":
+                slices.append(obj)
+            elif kind == "ResourceClaim" and ((object_data(obj).get("status") or {}).get("allocation")):
+                claims.append(obj)
+            elif kind == "DeviceTaintRule":
+                rules.append(obj)
+        return cls(classes=classes, slices=slices, allocated_claims=claims, device_taint_rules=rules,
+                   consumable_capacity=consumable_capacity)
+
+    def _slice(self, data: dict[str, Any], input_index: int) -> SliceEntry:
+        spec = data.get("spec") or {}
+        pool = spec.get("pool") or {}
+        driver = str(spec.get("driver") or "")
+        pool_name = str(pool.get("name") or "")
+        node_selector = spec.get("nodeSelector")
+        per_device = spec.get("perDeviceNodeSelection")
+        entry = SliceEntry(
+            name=str((data.get("metadata") or {}).get("name") or ""),
+            input_index=input_index,
+            driver=driver,
+            pool=pool_name,
+            generation=int(pool.get("generation") or 0),
+            resource_slice_count=int(pool.get("resourceSliceCount") or 0),
+            node_name=spec.get("nodeName") or None,
+            all_nodes=bool(spec.get("allNodes")),
+            node_selector=ParsedSelector(node_selector) if node_selector is not None else None,
+            per_device_node_selection=None if per_device is None else bool(per_device),
+            shared_counters=_counter_sets(spec.get("sharedCounters") or []),
+            devices=[],
+            has_binding_conditions=False,
+            raw=data,
+        )
+        for index, raw in enumerate(spec.get("devices") or []):
+            entry.devices.append(self._device(entry, index, raw or {}))
+        entry.has_binding_conditions = any(d.binding_conditions is not None for d in entry.devices)
+        return entry
+
+    def _device(self, slice_entry: SliceEntry, index: int, raw: dict[str, Any]) -> DeviceEntry:
+        name = str(raw.get("name") or "")
+        device_selector = raw.get("nodeSelector")
+        device = DeviceEntry(
+            id=(slice_entry.driver, slice_entry.pool, name),
+            name=name,
+            slice=slice_entry,
+            index=index,
+            raw=raw,
+            attributes=raw.get("attributes") or {},
+            capacity_raw=raw.get("capacity") or {},
+            consumes_counters=[
+                (str((c or {}).get("counterSet") or ""),
+                 {str(n): _fraction((v or {}).get("value", "0")) for n, v in ((c or {}).get("counters") or {}).items()})
+                for c in raw.get("consumesCounters") or []
+            ],
+            taints=list(raw.get("taints") or []),
+            binding_conditions=raw.get("bindingConditions"),
+            binding_failure_conditions=raw.get("bindingFailureConditions"),
+            binds_to_node=bool(raw.get("bindsToNode")),
+            allow_multiple_allocations=raw.get("allowMultipleAllocations"),
+            node_name=raw.get("nodeName") or None,
+            all_nodes=bool(raw.get("allNodes")),
+            node_selector=ParsedSelector(device_selector) if device_selector is not None else None,
+        )
+        for rule in self.device_taint_rules:
+            if rule.get("taint") and _taint_rule_matches(rule, device):
+                device.taints.append(dict(rule["taint"]))
+        return device
+
+    @staticmethod
+    def _allocated_state(claims: list[dict[str, Any]], consumable_capacity: bool) -> AllocatedState:
+        state = AllocatedState()
+        for claim in claims:
+            allocation = (claim.get("status") or {}).get("allocation") or {}
+            owner = claim_ref(claim)
+            for result in (allocation.get("devices") or {}).get("results") or []:
+                if result.get("adminAccess"):
+                    continue
+                device_id: DeviceID = (str(result.get("driver") or ""), str(result.get("pool") or ""),
+                                       str(result.get("device") or ""))
+                state.owners.setdefault(device_id, []).append(owner)
+                share_id = result.get("shareID")
+                if consumable_capacity and share_id is not None:
+                    state.shared.add((device_id, str(share_id)))
+                    state.shared_devices.add(device_id)
+                    consumed = result.get("consumedCapacity")
+                    if consumed is not None:
+                        total = state.aggregated_capacity.setdefault(device_id, {})
+                        for name, value in consumed.items():
+                            total[str(name)] = total.get(str(name), Fraction(0)) + _fraction(value)
+                    continue
+                state.devices.add(device_id)
+        return state

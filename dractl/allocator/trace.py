@@ -1,0 +1,230 @@
+"""What the solver saw on one node: pools, candidate devices and why each was not chosen.
+
+Recording is off unless `Allocator.allocate(..., trace=True)`. While it is on, the search
+appends small tuples (a :class:`Reason` and its raw arguments); nothing is formatted
+until :meth:`Rejection.message` is called. Devices that a request's selectors reject are
+not recorded per node at all: their verdict is computed once per device and shared by
+every node, and :meth:`RequestTrace.rejections` adds them when asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from dractl.allocator.inventory import DeviceEntry, DeviceID, format_device_id
+from dractl.allocator.quantity import canonical
+
+if TYPE_CHECKING:
+    from dractl.allocator.inventory import Inventory, SliceEntry
+    from dractl.allocator.nodes import NodeInfo
+    from dractl.allocator.pools import Pool
+    from dractl.allocator.selectors import SelectorSet
+
+
+class Reason(Enum):
+    """Why a device was not chosen for a request (or could not be seen at all)."""
+
+    OTHER_NODE = "other-node"  # slice or device is for other nodes
+    SLICE_IGNORED = "slice-ignored"  # slice uses a disabled feature or no node selection at all
+    POOL_OUTDATED = "pool-outdated"  # a newer generation of the pool exists
+    POOL_INCOMPLETE = "pool-incomplete"
+    POOL_INVALID = "pool-invalid"
+    CLASS_SELECTOR_FALSE = "class-selector-false"
+    CLASS_SELECTOR_ERROR = "class-selector-error"
+    REQUEST_SELECTOR_FALSE = "request-selector-false"
+    REQUEST_SELECTOR_ERROR = "request-selector-error"
+    BINDING_CONDITIONS = "binding-conditions"  # device has binding conditions, feature off
+    IN_USE = "in-use"  # allocated to an existing claim
+    IN_USE_HERE = "in-use-here"  # picked for another request / claim in this run
+    ADMIN_SAME_CLAIM = "admin-same-claim"  # admin access: already picked for the same claim
+    COUNTERS_DISABLED = "counters-disabled"  # consumes counters, DRAPartitionableDevices off
+    COUNTER_EXHAUSTED = "counter-exhausted"
+    CAPACITY_UNDEFINED = "capacity-undefined"  # request asks for a capacity the device lacks
+    CAPACITY_INSUFFICIENT = "capacity-insufficient"  # or the request breaks the request policy
+    TAINT_NOT_TOLERATED = "taint-not-tolerated"
+    CONSTRAINT_MISSING_ATTRIBUTE = "constraint-missing-attribute"
+    CONSTRAINT_CONFLICT = "constraint-conflict"
+    CLAIM_LIMIT = "claim-limit"  # request would exceed 32 results for the claim
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """One reason with its raw arguments; :meth:`message` formats it for humans."""
+
+    reason: Reason
+    args: tuple[Any, ...] = ()
+
+    def message(self) -> str:
+        return _FORMATTERS[self.reason](*self.args)
+
+
+def _selector(kind: str) -> Any:
+    def format_false(owner: str, index: int, expression: str) -> str:
+        return f"{kind} selector #{index} of {owner} is false: {expression}"
+
+    return format_false
+
+
+def _selector_error(kind: str) -> Any:
+    def format_error(owner: str, index: int, expression: str, error: str) -> str:
+        return f"{kind} selector #{index} of {owner} fails: {error}"
+
+    return format_error
+
+
+def _quantity(value: Fraction) -> str:
+    """Binary suffixes when they are exact (40Gi), decimal canonical text otherwise."""
+    if value.denominator == 1 and value != 0 and int(value) % 1024 == 0:
+        return canonical(value, "BinarySI")
+    return canonical(value)
+
+
+def _taint(taint: dict[str, Any]) -> str:
+    value = taint.get("value")
+    text = f"{taint.get('key', '')}={value}" if value else str(taint.get("key", ""))
+    return f"{text}:{taint.get('effect', '')}"
+
+
+def _constraint_value(value: Any) -> str:
+    if isinstance(value, frozenset | set):
+        return "{" + ", ".join(sorted(map(str, value))) + "}"
+    return str(value)
+
+
+_FORMATTERS: dict[Reason, Any] = {
+    Reason.OTHER_NODE: lambda where: f"not available on this node ({where})",
+    Reason.SLICE_IGNORED: lambda why: f"slice ignored: {why}",
+    Reason.POOL_OUTDATED: lambda pool: f"pool {pool} has a newer generation elsewhere",
+    Reason.POOL_INCOMPLETE: lambda pool: f"pool {pool} is incomplete (being updated)",
+    Reason.POOL_INVALID: lambda pool, why: f"pool {pool} is invalid: {why}",
+    Reason.CLASS_SELECTOR_FALSE: _selector("class"),
+    Reason.CLASS_SELECTOR_ERROR: _selector_error("class"),
+    Reason.REQUEST_SELECTOR_FALSE: _selector("request"),
+    Reason.REQUEST_SELECTOR_ERROR: _selector_error("request"),
+    Reason.BINDING_CONDITIONS: lambda: "has binding conditions, but DRADeviceBindingConditions is off",
+    Reason.IN_USE: lambda owners: "in use by " + ", ".join(owners) if owners else "in use",
+    Reason.IN_USE_HERE: lambda claim, request: f"already picked for {claim} request {request}",
+    Reason.ADMIN_SAME_CLAIM: lambda: "already picked for this claim (admin access)",
+    Reason.COUNTERS_DISABLED: lambda: "consumes counters, but DRAPartitionableDevices is off",
+    Reason.COUNTER_EXHAUSTED: lambda counter_set, counter, needed, left: (
+        f"counter {counter_set}/{counter} exhausted: needs {_quantity(needed)}, {_quantity(left)} left"
+    ),
+    Reason.CAPACITY_UNDEFINED: lambda names: "device has no capacity " + ", ".join(names),
+    Reason.CAPACITY_INSUFFICIENT: lambda name, needed, left: (
+        f"capacity {name} insufficient: needs {_quantity(needed)}, {_quantity(left)} left"
+        if left is not None else f"capacity {name}: request of {_quantity(needed)} breaks the request policy"
+    ),
+    Reason.TAINT_NOT_TOLERATED: lambda taint: f"taint {_taint(taint)} not tolerated",
+    Reason.CONSTRAINT_MISSING_ATTRIBUTE: lambda kind, attribute: f"{kind} {attribute}: device lacks the attribute",
+    Reason.CONSTRAINT_CONFLICT: lambda kind, attribute, value, other, other_value: (
+        f"{kind} {attribute}: {_constraint_value(value)} conflicts with "
+        f"{format_device_id(other) if other else 'the devices picked'} ({_constraint_value(other_value)})"
+    ),
+    Reason.CLAIM_LIMIT: lambda limit: f"claim would exceed {limit} devices",
+}
+
+
+@dataclass(slots=True)
+class PoolTrace:
+    driver: str
+    pool: str
+    status: str  # "ok", "incomplete", "invalid"
+    invalid_reason: str = ""
+    devices: int = 0
+
+
+@dataclass(slots=True)
+class RequestTrace:
+    """One request, or one subrequest of a firstAvailable request, of one claim.
+
+    `recorded` maps devices the search turned down to the first reason; `picked` holds
+    devices that were part of some partial solution; `chosen` is filled on success.
+    """
+
+    claim: str
+    claim_index: int
+    request: str  # "req" or "req/sub"
+    device_class: str
+    mode: str
+    count: int
+    recorded: dict[DeviceEntry, Rejection] = field(default_factory=dict)
+    picked: set[DeviceEntry] = field(default_factory=set)
+    chosen: list[DeviceID] = field(default_factory=list)
+    selector_set: SelectorSet | None = None
+    pools: list[Pool] = field(default_factory=list)
+
+    def rejections(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
+        """Every device of the node's usable pools that was not chosen, with its reason.
+
+        Selector verdicts come first in device order, then what the search recorded.
+        Devices that the search never reached (it stopped at the first solution) are
+        left out.
+        """
+        chosen = set(self.chosen)
+        for pool in self.pools:
+            for device in pool.devices:
+                if device.id in chosen:
+                    continue
+                rejection = self.recorded.get(device)
+                if rejection is None and self.selector_set is not None:
+                    rejection = self.selector_set.rejection(device)
+                if rejection is not None:
+                    yield device, rejection
+
+    def candidates(self) -> list[DeviceEntry]:
+        """Devices whose selectors match this request."""
+        if self.selector_set is None:
+            return []
+        return [d for pool in self.pools for d in pool.devices if self.selector_set.rejection(d) is None]
+
+
+@dataclass(slots=True)
+class Progress:
+    """The deepest point the search reached: results so far and the slot it could not fill."""
+
+    devices: int = -1
+    results: list[list[DeviceID]] = field(default_factory=list)
+    claim_index: int = 0
+    request: str = ""
+    missing: int = 0
+
+
+@dataclass(slots=True)
+class NodeTrace:
+    node: str
+    implementation: str
+    pools: list[PoolTrace] = field(default_factory=list)
+    requests: list[RequestTrace] = field(default_factory=list)
+    best: Progress = field(default_factory=Progress)
+    steps: int = 0
+    inventory: Inventory | None = None
+    node_info: NodeInfo | None = None
+    visible_slices: set[SliceEntry] = field(default_factory=set)
+
+    def request(self, claim: str, request: str) -> RequestTrace | None:
+        for entry in self.requests:
+            if entry.claim == claim and entry.request == request:
+                return entry
+        return None
+
+    def unseen_devices(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
+        """Devices of the inventory that this node cannot use at all, and why."""
+        if self.inventory is None or self.node_info is None:
+            return
+        from dractl.allocator.pools import slice_visibility
+
+        for slice_entry in self.inventory.slices:
+            if slice_entry in self.visible_slices:
+                continue
+            rejection = slice_visibility(slice_entry, self.node_info)
+            for device in slice_entry.devices:
+                yield device, rejection
+
+    def record_progress(self, results: list[list[Any]], claim_index: int, request: str, missing: int) -> None:
+        total = sum(len(r) for r in results)
+        if total > self.best.devices:
+            self.best = Progress(total, [[entry.id for entry in r] for r in results], claim_index, request, missing)
