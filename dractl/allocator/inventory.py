@@ -21,6 +21,9 @@ DeviceID = tuple[str, str, str]
 """(driver, pool, device), upstream's `DeviceID`."""
 
 
+_NO_COUNTERS: list[tuple[str, dict[str, Fraction]]] = []
+
+
 def format_device_id(device_id: DeviceID) -> str:
     return "/".join(device_id)
 
@@ -82,7 +85,7 @@ class CapacityEntry:
 
 @dataclass(eq=False, slots=True)
 class DeviceEntry:
-    """One device of one slice. `verdicts` caches selector results per request signature."""
+    """One device of one slice, with what the allocator needs from it parsed once."""
 
     id: DeviceID
     name: str
@@ -106,7 +109,6 @@ class DeviceEntry:
     # Whether a request without capacity requests fits while nothing of the device is used.
     idle_fit: bool = False
     cel_device: Any = None
-    verdicts: dict[Any, Any] = field(default_factory=dict)
 
 
 @dataclass(eq=False, slots=True)
@@ -328,9 +330,9 @@ class Inventory:
             consumes_counters=[
                 (str((c or {}).get("counterSet") or ""),
                  {str(n): _fraction((v or {}).get("value", "0")) for n, v in ((c or {}).get("counters") or {}).items()})
-                for c in raw.get("consumesCounters") or []
-            ],
-            taints=list(raw.get("taints") or []),
+                for c in raw["consumesCounters"] or []
+            ] if raw.get("consumesCounters") else _NO_COUNTERS,
+            taints=raw.get("taints") or [],
             binding_conditions=raw.get("bindingConditions"),
             binding_failure_conditions=raw.get("bindingFailureConditions"),
             binds_to_node=bool(raw.get("bindsToNode")),
@@ -341,7 +343,7 @@ class Inventory:
         )
         for rule in self.device_taint_rules:
             if rule.get("taint") and _taint_rule_matches(rule, device):
-                device.taints.append(dict(rule["taint"]))
+                device.taints = [*device.taints, dict(rule["taint"])]
         return device
 
     @staticmethod

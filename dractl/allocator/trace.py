@@ -160,9 +160,9 @@ class RequestTrace:
     def rejections(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
         """Every device of the node's usable pools that was not chosen, with its reason.
 
-        Selector verdicts come first in device order, then what the search recorded.
-        Devices that the search never reached (it stopped at the first solution) are
-        left out.
+        Per device, in search order: the first reason the search recorded, else the
+        verdict of the request's selectors. Matching devices that the search never had to
+        look at (it stopped at the first solution) are left out.
         """
         chosen = set(self.chosen)
         for pool in self.pools:
