@@ -10,6 +10,7 @@ staying consumed) and the error texts follow
 
 from __future__ import annotations
 
+import sys
 import time
 import uuid
 from bisect import bisect_left
@@ -171,6 +172,7 @@ class Allocator:
             by_timeout = time.monotonic() + timeout
             limit = by_timeout if limit is None else min(limit, by_timeout)
         run = _Run(self, node_info, [object_data(c) for c in claims], trace, limit)
+        _ensure_recursion_depth(run.claims)
         return run.execute()
 
 
@@ -229,6 +231,7 @@ class _Run:
             raise AllocationError(f"gather pool information: {error}") from None
         if self.trace is not None:
             self.trace.visible_slices = set(relevant)
+            self.trace.pool_objects = self.pools
             self.trace.pools = [
                 PoolTrace(p.driver, p.name, "incomplete" if p.incomplete else "invalid" if p.invalid else "ok",
                           p.invalid_reason, len(p.devices))
@@ -334,7 +337,8 @@ class _Run:
         if self.trace is not None:
             request.trace = RequestTrace(ref, request.claim_index, request.full_name, class_name, str(mode),
                                          int(raw.get("count") or 0), selector_set=request.selectors,
-                                         pools=[p for p in self.pools if not p.incomplete and not p.invalid])
+                                         pools=[p for p in self.pools if not p.incomplete and not p.invalid],
+                                         binding_enabled=self.features.binding_enabled)
             self.trace.requests.append(request.trace)
         if mode == "ExactCount":
             request.num_devices = int(raw.get("count") or 0)
@@ -836,6 +840,17 @@ class _Run:
         if match_fields:
             term["matchFields"] = match_fields
         return {"nodeSelectorTerms": [term]}
+
+
+def _ensure_recursion_depth(claims: list[dict[str, Any]]) -> None:
+    """The search recurses a few frames per claim, request and device slot."""
+    slots = 0
+    for claim in claims:
+        requests = ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
+        slots += 2 + 3 * len(requests) + ALLOCATION_RESULTS_MAX_SIZE
+    needed = 200 + 4 * slots
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
 
 
 def _merge_requirements(source: list[Any], target: list[dict[str, Any]]) -> None:

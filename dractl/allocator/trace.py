@@ -156,6 +156,7 @@ class RequestTrace:
     chosen: list[DeviceID] = field(default_factory=list)
     selector_set: SelectorSet | None = None
     pools: list[Pool] = field(default_factory=list)
+    binding_enabled: bool = True
 
     def rejections(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
         """Every device of the node's usable pools that was not chosen, with its reason.
@@ -170,6 +171,8 @@ class RequestTrace:
                 if device.id in chosen:
                     continue
                 rejection = self.recorded.get(device)
+                if rejection is None and device.binding_conditions and not self.binding_enabled:
+                    rejection = Rejection(Reason.BINDING_CONDITIONS)
                 if rejection is None and self.selector_set is not None:
                     rejection = self.selector_set.rejection(device)
                 if rejection is not None:
@@ -204,6 +207,7 @@ class NodeTrace:
     inventory: Inventory | None = None
     node_info: NodeInfo | None = None
     visible_slices: set[SliceEntry] = field(default_factory=set)
+    pool_objects: list[Pool] = field(default_factory=list)
 
     def request(self, claim: str, request: str) -> RequestTrace | None:
         for entry in self.requests:
@@ -212,17 +216,32 @@ class NodeTrace:
         return None
 
     def unseen_devices(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
-        """Devices of the inventory that this node cannot use at all, and why."""
+        """Devices of the inventory that this node cannot use at all, and why.
+
+        Slices for other nodes, slices that use a disabled feature, and devices of pools
+        that are incomplete, invalid or replaced by a newer generation.
+        """
         if self.inventory is None or self.node_info is None:
             return
         from dractl.allocator.pools import slice_visibility
 
+        usable = {device for pool in self.pool_objects for device in pool.devices}
+        status = {(p.driver, p.pool): p for p in self.pools}
         for slice_entry in self.inventory.slices:
-            if slice_entry in self.visible_slices:
-                continue
-            rejection = slice_visibility(slice_entry, self.node_info)
+            if slice_entry not in self.visible_slices:
+                rejection = slice_visibility(slice_entry, self.node_info)
+            else:
+                pool = status.get((slice_entry.driver, slice_entry.pool))
+                pool_id = f"{slice_entry.driver}/{slice_entry.pool}"
+                if pool is not None and pool.status == "incomplete":
+                    rejection = Rejection(Reason.POOL_INCOMPLETE, (pool_id,))
+                elif pool is not None and pool.status == "invalid":
+                    rejection = Rejection(Reason.POOL_INVALID, (pool_id, pool.invalid_reason))
+                else:
+                    rejection = Rejection(Reason.POOL_OUTDATED, (pool_id,))
             for device in slice_entry.devices:
-                yield device, rejection
+                if device not in usable:
+                    yield device, rejection
 
     def record_progress(self, results: list[list[Any]], claim_index: int, request: str, missing: int) -> None:
         total = sum(len(r) for r in results)

@@ -242,3 +242,38 @@ def test_driver_shortcut_agrees_with_cel(attributes: dict[str, Any], driver: str
     except Exception:
         expected = "error"
     assert outcome.status == expected, outcome.error
+
+
+def test_devices_the_node_cannot_use_are_explained() -> None:
+    objects = [device_class("gpu", GPU),
+               resource_slice("here", [device("gpu-0")]),
+               resource_slice("there", [device("gpu-0")], node="node-2"),
+               resource_slice("half", [device("gpu-0")], pool="half", count=2),
+               resource_slice("zoned", [device("nic-0")], driver="net.example.com", pool="zoned",
+                              nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [
+                                  {"key": "zone", "operator": "In", "values": ["b"]}]}]}),
+               resource_slice("gated", [device("gpu-9", bindingConditions=["Ready"])], pool="gated",
+                              allNodes=True)]
+    gates = {"DRADeviceBindingConditions": False}
+    outcome = solve(objects, [claim("c", request("r", count=2))], on=node("node-1", zone="a"), trace=True,
+                    gates=gates)
+    assert outcome.status == "unschedulable"
+    assert outcome.trace is not None
+    unseen = {f"{d.slice.name}/{d.name}": r.message() for d, r in outcome.trace.unseen_devices()}
+    assert unseen == {
+        "there/gpu-0": "not available on this node (slice there is for node node-2)",
+        "half/gpu-0": "pool gpu.example.com/half is incomplete (being updated)",
+        "zoned/nic-0": "not available on this node (node selector of slice zoned does not match)",
+    }
+    reasons = {d.name: r.message() for d, r in outcome.trace.requests[0].rejections()}
+    assert reasons == {"gpu-9": "has binding conditions, but DRADeviceBindingConditions is off"}
+
+
+def test_many_claims_on_one_node() -> None:
+    devices = [device(f"gpu-{i}") for i in range(400)]
+    objects = [device_class("gpu", GPU), resource_slice("s", devices)]
+    claims = [claim(f"c{i}", request("r")) for i in range(400)]
+    outcome = solve(objects, claims)
+    assert outcome.status == "allocated"
+    assert outcome.allocations is not None
+    assert {a["devices"]["results"][0]["device"] for a in outcome.allocations} == {f"gpu-{i}" for i in range(400)}
