@@ -40,7 +40,8 @@ spec:
     - name: gpu
       exactly:
         deviceClassName: gpu.example.com
-        allocationMode: Sometimes
+        allocationMode: ExactCount
+        colour: blue
 """
 
 
@@ -94,59 +95,76 @@ def run(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[s
     return out
 
 
-def try_repo(hook: str, repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run(["try-repo", str(ROOT), hook, "--verbose", *args], repo, home)
-
-
 def other_files() -> dict[str, str | Path]:
     return {str(p.relative_to(OTHER_FILES)): p for p in OTHER_FILES.rglob("*") if p.is_file()}
 
 
-def test_lint_hook_passes_a_repository_of_manifests_and_other_files(
-    tmp_path: Path, pre_commit_home: Path
-) -> None:
-    files = other_files()
-    files.update({f"deploy/{p.name}": p for p in GOOD_MANIFESTS})
-    files["README.md"] = "# not YAML: pre-commit does not pass it to the hook\n"
-    repo = make_repo(tmp_path / "repo", files)
-    out = try_repo("dractl-lint", repo, pre_commit_home, "--all-files")
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert re.search(r"^dractl lint\.+Passed$", out.stdout, re.M), out.stdout
-    # --verbose shows what the hook printed: summaries only, no diagnostic for any file
-    summaries = re.findall(r"^(\d+) errors?, (\d+) warnings? \((\d+) objects? in (\d+) files?\)$",
-                           out.stdout, re.M)
-    assert summaries, out.stdout
-    assert all(errors == warnings == "0" for errors, warnings, _, _ in summaries), out.stdout
-    assert sum(int(n) for _, _, _, n in summaries) == len(files) - 1  # every YAML and JSON file
-    assert sum(int(n) for _, _, n, _ in summaries) >= len(GOOD_MANIFESTS)
-    assert "README.md" not in out.stdout
+def good_manifests() -> dict[str, str | Path]:
+    return {f"deploy/{p.name}": p for p in GOOD_MANIFESTS if p.stem.endswith("-v1")}
 
 
-def test_lint_hook_fails_on_a_bad_manifest_and_names_it(
-    tmp_path: Path, pre_commit_home: Path
-) -> None:
-    repo = make_repo(
-        tmp_path / "repo",
-        {**other_files(), "deploy/claim.yaml": BAD_CLAIM, "deploy/class.yaml": GOOD_MANIFESTS[0]},
-    )
-    out = try_repo("dractl-lint", repo, pre_commit_home, "--files", "deploy/claim.yaml")
-    assert out.returncode == 1, out.stdout + out.stderr
-    assert re.search(r"^dractl lint\.+Failed$", out.stdout, re.M)
-    assert "- exit code: 1" in out.stdout
-    assert re.search(r"^deploy/claim\.yaml:11:\d+: error DRA\d{3} ", out.stdout, re.M), out.stdout
+SUMMARY = re.compile(r"^(\d+) errors?, (\d+) warnings? \((\d+) objects? in (\d+) files?\)$", re.M)
 
 
-def test_lint_hook_fails_on_broken_yaml_with_exit_code_2(
+def test_try_repo_reports_bad_manifests_and_nothing_else(
     tmp_path: Path, pre_commit_home: Path
 ) -> None:
     broken = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu\n"
-    repo = make_repo(tmp_path / "repo", {"class.yaml": broken, **other_files()})
-    out = try_repo("dractl-lint", repo, pre_commit_home, "--all-files")
-    assert out.returncode == 1  # pre-commit's own code for "a hook failed"
-    assert "- exit code: 2" in out.stdout
-    assert re.search(r"^class\.yaml:4:1: error DRA001 YAML syntax error", out.stdout, re.M), (
-        out.stdout
+    files = {**other_files(), **good_manifests(), "deploy/claim.yaml": BAD_CLAIM}
+    files["deploy/broken.yaml"] = broken
+    files["README.md"] = "# not YAML: pre-commit does not pass it to the hook\n"
+    repo = make_repo(tmp_path / "repo", files)
+    # try-repo installs the hook from this checkout (with uncommitted changes) into a fresh store
+    out = run(
+        ["try-repo", str(ROOT), "dractl-lint", "--verbose", "--all-files"], repo, pre_commit_home
     )
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert re.search(r"^dractl lint\.+Failed$", out.stdout, re.M), out.stdout
+    reported = set(re.findall(r"^(\S+?):\d+:\d+: (?:error|warning|info) ", out.stdout, re.M))
+    assert reported == {"deploy/claim.yaml", "deploy/broken.yaml"}, out.stdout
+    assert re.search(r"^deploy/claim\.yaml:12:9: error DRA010 ", out.stdout, re.M)
+    assert re.search(r"^deploy/broken\.yaml:4:1: error DRA001 YAML syntax error", out.stdout, re.M)
+    checked = sum(int(files_) for *_, files_ in SUMMARY.findall(out.stdout))
+    assert checked == len(files) - 1  # every YAML and JSON file, not README.md
+
+
+@pytest.fixture(scope="module")
+def configured_repo(tmp_path_factory: pytest.TempPathFactory, pre_commit_home: Path) -> Path:
+    """A repository whose .pre-commit-config.yaml is README's snippet pointed at this checkout."""
+    if git("status", "--porcelain", "--", ".pre-commit-hooks.yaml", cwd=ROOT):
+        pytest.skip(".pre-commit-hooks.yaml has uncommitted changes; pre-commit reads HEAD")
+    config = readme_snippet().replace("https://github.com/dractl/dractl", str(ROOT))
+    config = re.sub(r"rev: \S+", f"rev: {git('rev-parse', 'HEAD', cwd=ROOT)}", config)
+    files = {**other_files(), **good_manifests(), ".pre-commit-config.yaml": config}
+    return make_repo(tmp_path_factory.mktemp("configured") / "repo", files)
+
+
+def test_readme_configuration_passes_manifests_and_other_files(
+    configured_repo: Path, pre_commit_home: Path
+) -> None:
+    out = run(["run", "--all-files", "--verbose"], configured_repo, pre_commit_home)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.search(r"^dractl lint\.+Passed$", out.stdout, re.M), out.stdout
+    summaries = SUMMARY.findall(out.stdout)
+    assert summaries and all(e == w == "0" for e, w, _, _ in summaries), out.stdout
+    assert sum(int(n) for *_, n in summaries) == len(other_files()) + len(good_manifests()) + 1
+    assert sum(int(n) for _, _, n, _ in summaries) >= len(good_manifests())
+
+
+def test_readme_configuration_fails_a_commit_with_a_bad_manifest(
+    configured_repo: Path, pre_commit_home: Path
+) -> None:
+    (configured_repo / "deploy" / "claim.yaml").write_text(BAD_CLAIM)
+    git("add", "deploy/claim.yaml", cwd=configured_repo)
+    try:
+        out = run(["run"], configured_repo, pre_commit_home)  # the staged files, as on commit
+    finally:
+        git("rm", "-q", "--cached", "deploy/claim.yaml", cwd=configured_repo)
+        (configured_repo / "deploy" / "claim.yaml").unlink()
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert re.search(r"^dractl lint\.+Failed$", out.stdout, re.M)
+    assert "- exit code: 1" in out.stdout
+    assert re.search(r"^deploy/claim\.yaml:12:9: error DRA010 ", out.stdout, re.M), out.stdout
 
 
 def readme_snippet() -> str:
