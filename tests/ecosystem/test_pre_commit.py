@@ -89,9 +89,9 @@ def run(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[s
     )
     log = home / "pre-commit.log"
     text = out.stdout + out.stderr + (log.read_text() if log.exists() else "")
-    if "Installing environment" in text and "An unexpected error has occurred" in text:
-        if OFFLINE.search(text):
-            pytest.skip("pre-commit could not install the hook's dependencies: no package index")
+    installing = "Installing environment" in text
+    if installing and "An unexpected error has occurred" in text and OFFLINE.search(text):
+        pytest.skip("pre-commit could not install the hook's dependencies: no package index")
     return out
 
 
