@@ -61,16 +61,6 @@ def boolean(data: Any, key: str) -> bool | None:
     return value if isinstance(value, bool) else WRONG
 
 
-def present(data: Any, key: str) -> bool:
-    """Whether a pointer/slice/map field is non-nil after decoding."""
-    return isinstance(data, dict) and data.get(key) is not None
-
-
-def ok(value: Any) -> bool:
-    """Set and of the right type."""
-    return value is not None and value is not WRONG
-
-
 def string_list(value: Any) -> list[str] | None:
     """A list of strings, or WRONG when any element is not a string."""
     if value is None or value is WRONG:

@@ -10,7 +10,7 @@ from typing import Any
 from dractl.api.paths import Key, Path
 
 from . import formats
-from .access import WRONG, boolean, items, mapping, string, string_list
+from .access import WRONG, items, mapping, string, string_list
 from .errors import (
     FieldError,
     Topic,
@@ -622,8 +622,3 @@ def _node_field_requirement(req: Any, path: Path) -> Errors:
             errs.extend(node_name(item, (*path, "values", k)))
     return errs
 
-
-def optional_true(data: dict[str, Any], key: str) -> bool | None:
-    """A ``*bool`` that must be unset or true: ``None`` unset, else its value."""
-    value = boolean(data, key)
-    return None if value is WRONG else value

@@ -34,12 +34,26 @@ class DroppedField:
 def drop_disabled_fields(
     kind: str, data: dict[str, Any], features: Features
 ) -> tuple[dict[str, Any], list[DroppedField]]:
-    """A copy of ``data`` without the fields of disabled gates, and the fields that were set."""
+    """``data`` without the fields of disabled gates (a copy if any), and the fields dropped."""
+    # Most objects use no disabled field: look first, copy only when something goes.
+    if not _drop(kind, data, features, _Drops(mutate=False)):
+        return data, []
     out = copy.deepcopy(data)
-    dropped: list[DroppedField] = []
-    spec = out.get("spec")
+    dropped = _Drops(mutate=True)
+    _drop(kind, out, features, dropped)
+    return out, list(dropped)
+
+
+class _Drops(list[DroppedField]):
+    def __init__(self, *, mutate: bool) -> None:
+        super().__init__()
+        self.mutate = mutate
+
+
+def _drop(kind: str, data: dict[str, Any], features: Features, dropped: _Drops) -> _Drops:
+    spec = data.get("spec")
     if not isinstance(spec, dict):
-        return out, dropped
+        return dropped
     if kind == "ResourceClaim":
         _drop_claim_spec(spec, ("spec",), features, dropped)
     elif kind == "ResourceClaimTemplate":
@@ -50,13 +64,13 @@ def drop_disabled_fields(
         _drop_slice_spec(spec, features, dropped)
     elif kind == "DeviceClass" and not features.enabled("DRAExtendedResource"):
         _pop(spec, "extendedResourceName", ("spec",), "DRAExtendedResource", dropped)
-    return out, dropped
+    return dropped
 
 
-def _pop(container: Any, key: str, parent: Path, gate: str, dropped: list[DroppedField]) -> None:
+def _pop(container: Any, key: str, parent: Path, gate: str, dropped: _Drops) -> None:
     if not isinstance(container, dict) or key not in container:
         return
-    value = container.pop(key)
+    value = container.pop(key) if dropped.mutate else container[key]
     if value is not None and value != [] and value != {}:
         dropped.append(DroppedField((*parent, key), gate))
 
@@ -70,7 +84,7 @@ def _dicts(container: Any, key: str, parent: Path) -> Iterator[tuple[Path, dict[
 
 
 def _drop_claim_spec(
-    spec: dict[str, Any], prefix: Path, features: Features, dropped: list[DroppedField]
+    spec: dict[str, Any], prefix: Path, features: Features, dropped: _Drops
 ) -> None:
     devices = spec.get("devices")
     if not isinstance(devices, dict):
@@ -115,7 +129,7 @@ def _drop_claim_spec(
 _LIST_ATTRIBUTE_FIELDS = ("bools", "ints", "strings", "versions")
 
 
-def _drop_slice_spec(spec: dict[str, Any], features: Features, dropped: list[DroppedField]) -> None:
+def _drop_slice_spec(spec: dict[str, Any], features: Features, dropped: _Drops) -> None:
     devices = list(_dicts(spec, "devices", ("spec",)))
 
     def each_device(gate: str, *fields: str) -> None:
