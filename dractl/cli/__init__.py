@@ -26,6 +26,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("lint", "dractl.cli.lint", "lint"),
     ("select", "dractl.cli.select", "select"),
     ("schema", "dractl.cli.schema", "schema"),
+    ("explain", "dractl.cli.explain", "explain"),
 ]
 
 

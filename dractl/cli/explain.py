@@ -1,0 +1,101 @@
+"""``dractl explain``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from dractl.cli.options import (
+    DEFAULT_KUBERNETES_VERSION,
+    Color,
+    ColorOption,
+    FeatureGates,
+    KubernetesVersion,
+    Paths,
+    features,
+    use_color,
+)
+
+EPILOG = """
+[b]Examples[/b]
+
+  dractl explain examples/explain/gpu-pod/
+  kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml | dractl explain pod.yaml -
+  dractl explain --claim ml/two-gpus --node node-1 --verbose cluster.yaml claim.yaml
+  dractl explain -o json cluster.yaml claim.yaml
+
+Exit codes: 0 the claims fit on at least one node, 1 they fit nowhere, 2 usage error or bad input.
+"""
+
+
+def explain(
+    paths: Paths,
+    claim: Annotated[
+        list[str] | None,
+        typer.Option("--claim", help="Only this claim: NAME (namespace default) or NAMESPACE/NAME. Repeatable."),
+    ] = None,
+    node: Annotated[
+        list[str] | None,
+        typer.Option("--node", help="Only this node (default: every node the input knows of). Repeatable."),
+    ] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="Output: text, json or yaml.")] = "text",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Every node and every rejected device, not a summary.")
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Stop the search after this many seconds (the scheduler's filter timeout).")
+    ] = 10.0,
+    kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
+    feature_gates: FeatureGates = None,
+    color: ColorOption = Color.auto,
+) -> None:
+    """Run the scheduler's allocator over the inputs: which devices each node would give the claims, and why not others.
+
+    Inputs are any mix of Pods and workloads (their claim templates become claims as the
+    resource-claim controller makes them), ResourceClaims, ResourceClaimTemplates,
+    DeviceClasses, ResourceSlices (any version), Nodes and already allocated claims.
+    """
+    from dractl.api.model import build_all
+    from dractl.api.workspace import Workspace
+    from dractl.explain.render import render_text, to_data
+    from dractl.explain.run import ExplainSettings
+    from dractl.explain.run import explain as run_explain
+    from dractl.load import load_paths
+
+    if output not in ("text", "json", "yaml"):
+        raise typer.BadParameter(f"unknown output {output!r}; choose text, json or yaml", param_hint="--output")
+    if timeout <= 0:
+        raise typer.BadParameter("must be positive", param_hint="--timeout")
+    settings = ExplainSettings(
+        features=features(kubernetes_version, feature_gates),
+        claims=tuple(claim or ()),
+        nodes=tuple(node or ()),
+        timeout=timeout,
+    )
+    stdin = sys.stdin.buffer.read() if "-" in paths else None
+    loaded = load_paths(paths, stdin=stdin)
+    for message in loaded.unreadable:
+        typer.echo(f"dractl: error: {message}", err=True)
+    for diagnostic in loaded.diagnostics:
+        if diagnostic.severity.value == "error":
+            typer.echo(f"dractl: error: {diagnostic.position}: {diagnostic.message}", err=True)
+    if loaded.failed:
+        raise typer.Exit(2)
+    explanation = run_explain(Workspace(build_all(loaded.objects)), settings)
+    if output == "text":
+        render_text(explanation, sys.stdout, verbose=verbose, color=use_color(color))
+    elif output == "json":
+        import json
+
+        json.dump(to_data(explanation, verbose), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from ruamel.yaml import YAML
+
+        yaml = YAML(typ="safe", pure=True)
+        yaml.default_flow_style = False
+        yaml.dump(to_data(explanation, verbose), sys.stdout)
+    if not explanation.satisfiable:
+        raise typer.Exit(1)

@@ -1,0 +1,266 @@
+"""Explanations as data (the JSON/YAML contract, docs/explain.md) and as text for humans."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dractl.allocator import DeviceEntry, NodeTrace, Rejection, RequestTrace
+    from dractl.explain.run import Explanation, NodeResult, UnitResult
+
+SCHEMA_VERSION = 1
+DETAIL_NODES = 3  # nodes shown in detail without --verbose: the best and the nearest misses
+DEVICES_PER_REASON = 5  # device names listed per reason without --verbose
+
+
+def _device_name(device: DeviceEntry) -> str:
+    from dractl.allocator import format_device_id
+
+    return format_device_id(device.id)
+
+
+def grouped(items: Iterable[tuple[DeviceEntry, Rejection]]) -> list[tuple[str, str, list[str]]]:
+    """``(reason, message, devices)`` groups, largest first, devices in input order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for device, rejection in items:
+        groups.setdefault((rejection.reason.value, rejection.message()), []).append(
+            _device_name(device)
+        )
+    return sorted(
+        ((reason, message, devices) for (reason, message), devices in groups.items()),
+        key=lambda g: (-len(g[2]), g[1]),
+    )
+
+
+def _request_data(request: RequestTrace, verbose: bool) -> dict[str, Any]:
+    from dractl.allocator import format_device_id
+
+    rejected = grouped(request.rejections())
+    return {
+        "claim": request.claim,
+        "request": request.request,
+        "deviceClass": request.device_class,
+        "allocationMode": request.mode,
+        "count": request.count,
+        "chosen": [format_device_id(d) for d in request.chosen],
+        "candidates": len(request.candidates()),
+        "rejected": [
+            {"reason": reason, "message": message, "count": len(devices), "devices": devices}
+            for reason, message, devices in rejected
+        ],
+    }
+
+
+def _node_explanation(trace: NodeTrace, verbose: bool) -> dict[str, Any]:
+    from dractl.allocator import format_device_id
+
+    best = trace.best
+    return {
+        "pools": [
+            {
+                "driver": p.driver,
+                "pool": p.pool,
+                "status": p.status,
+                "reason": p.invalid_reason or None,
+                "devices": p.devices,
+            }
+            for p in trace.pools
+        ],
+        "requests": [_request_data(r, verbose) for r in trace.requests],
+        "unavailable": [
+            {"reason": reason, "message": message, "count": len(devices), "devices": devices}
+            for reason, message, devices in grouped(trace.unseen_devices())
+        ],
+        "closest": None
+        if best.devices < 0
+        else {
+            "devices": [[format_device_id(d) for d in claim] for claim in best.results],
+            "claimIndex": best.claim_index,
+            "request": best.request or None,
+            "missing": best.missing,
+        },
+        "steps": trace.steps,
+    }
+
+
+def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, Any]:
+    outcome = result.outcome
+    allocations = None
+    if outcome is not None and outcome.allocations is not None:
+        allocations = [
+            {"claim": claim.qualified_name, "allocation": allocation}
+            for claim, allocation in zip(unit.unit.claims, outcome.allocations, strict=True)
+        ]
+    return {
+        "name": result.node,
+        "unit": unit.unit.title,
+        "result": result.status,
+        "error": result.error,
+        "allocations": allocations,
+        "orderAmbiguous": bool(outcome and outcome.order_ambiguous),
+        "explanation": _node_explanation(outcome.trace, verbose)
+        if outcome is not None and outcome.trace is not None
+        else None,
+    }
+
+
+def to_data(explanation: Explanation, verbose: bool = False) -> dict[str, Any]:
+    return {
+        "version": SCHEMA_VERSION,
+        "kubernetesVersion": explanation.release,
+        "implementation": explanation.implementation,
+        "notes": explanation.notes,
+        "units": [
+            {
+                "title": u.unit.title,
+                "claims": [
+                    {"claim": c.qualified_name, "template": c.template} for c in u.unit.claims
+                ],
+                "feasibleNodes": [n.node for n in u.feasible],
+            }
+            for u in explanation.units
+        ],
+        "nodes": [node_data(n, u, verbose) for u in explanation.units for n in u.ordered()],
+    }
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def render_text(explanation: Explanation, out: IO[str], *, verbose: bool, color: bool) -> None:
+    from rich.console import Console
+
+    console = Console(
+        file=out, force_terminal=color, no_color=not color, highlight=False, width=200 if not color else None
+    )
+    for line in _text_lines(explanation, verbose):
+        console.print(line, markup=True, soft_wrap=True)
+
+
+def _text_lines(explanation: Explanation, verbose: bool) -> Iterator[str]:
+    from rich.markup import escape
+
+    yield (
+        f"[dim]Kubernetes {explanation.release}, allocator implementation "
+        f"{explanation.implementation}[/]"
+    )
+    for note in explanation.notes:
+        yield f"[yellow]note:[/] {escape(note)}"
+    for unit in explanation.units:
+        yield ""
+        claims = ", ".join(
+            c.qualified_name + (f" (from template {c.template})" if c.template else "")
+            for c in unit.unit.claims
+        )
+        yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims)}"
+        feasible = unit.feasible
+        total = len(unit.nodes)
+        style = "green" if feasible else "red"
+        yield (
+            f"[{style}]{len(feasible)} of {total} node{'s' if total != 1 else ''} "
+            f"can allocate {'all claims' if len(unit.unit.claims) != 1 else 'the claim'}[/]"
+        )
+        ordered = unit.ordered()
+        if total > 1:
+            yield from _summary(ordered)
+        shown = ordered if verbose else _detail_nodes(ordered)
+        for result in shown:
+            yield ""
+            yield from _node_text(result, unit, verbose)
+        hidden = total - len(shown)
+        if hidden > 0:
+            yield ""
+            yield f"[dim]{hidden} more node{'s' if hidden != 1 else ''}: --verbose shows every node, --node NAME one of them[/]"
+
+
+def _detail_nodes(ordered: list[NodeResult]) -> list[NodeResult]:
+    feasible = [n for n in ordered if n.allocated][:1]
+    misses = [n for n in ordered if not n.allocated][: DETAIL_NODES - len(feasible)]
+    return feasible + misses
+
+
+def _summary(ordered: list[NodeResult]) -> Iterator[str]:
+    from rich.markup import escape
+
+    reasons: Counter[str] = Counter()
+    for result in ordered:
+        reasons[_short_reason(result)] += 1
+    width = max(len(str(n)) for n in reasons.values())
+    for reason, count in reasons.most_common():
+        noun = "node" if count == 1 else "nodes"
+        yield f"  {count:>{width}} {noun}: {escape(reason)}"
+
+
+def _short_reason(result: NodeResult) -> str:
+    if result.allocated:
+        return "allocated"
+    if result.error:
+        return f"{result.status}: {result.error}"
+    outcome = result.outcome
+    if outcome is not None and outcome.trace is not None:
+        best = outcome.trace.best
+        if best.request and best.missing:
+            return f"request {best.request} lacks {best.missing} device{'s' if best.missing != 1 else ''}"
+        if not outcome.trace.pools:
+            return "no devices of any pool available on the node"
+    return result.status
+
+
+def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[str]:
+    from rich.markup import escape
+
+    from dractl.allocator import format_device_id
+
+    mark = "[green]✓[/]" if result.allocated else "[red]✗[/]"
+    yield f"{mark} [bold]node {escape(result.node)}[/]: {escape(_short_reason(result))}"
+    outcome = result.outcome
+    if outcome is None or outcome.trace is None:
+        return
+    trace = outcome.trace
+    if outcome.order_ambiguous:
+        yield (
+            "  [yellow]note:[/] the scheduler visits pools in an unspecified order here and may "
+            "pick other, equally valid devices"
+        )
+    for pool in trace.pools:
+        if pool.status != "ok":
+            reason = f": {pool.invalid_reason}" if pool.invalid_reason else ""
+            yield f"  pool {escape(pool.driver)}/{escape(pool.pool)} is {pool.status}{escape(reason)}"
+    for request in trace.requests:
+        what = f"{request.mode} {request.count}" if request.mode == "ExactCount" else request.mode
+        yield (
+            f"  claim {escape(request.claim)} request [bold]{escape(request.request)}[/] "
+            f"(class {escape(request.device_class)}, {what}): "
+            f"{len(request.candidates())} candidate device(s)"
+        )
+        for device_id in request.chosen:
+            yield f"    [green]chosen[/] {escape(format_device_id(device_id))}"
+        yield from _groups(grouped(request.rejections()), verbose, "    ")
+    if not result.allocated and trace.best.request and trace.best.devices > 0:
+        best = trace.best
+        yield (
+            f"  closest: {best.devices} device(s) placed; request {escape(best.request)} "
+            f"of claim #{best.claim_index + 1} could not get {best.missing} more"
+        )
+    unseen = grouped(trace.unseen_devices())
+    if unseen:
+        count = sum(len(d) for _, _, d in unseen)
+        if verbose:
+            yield f"  {count} device(s) of other nodes or unusable slices:"
+            yield from _groups(unseen, verbose, "    ")
+        else:
+            yield f"  [dim]{count} device(s) not available on this node (--verbose lists them)[/]"
+
+
+def _groups(groups: list[tuple[str, str, list[str]]], verbose: bool, indent: str) -> Iterator[str]:
+    from rich.markup import escape
+
+    for _, message, devices in groups:
+        listed = devices if verbose else devices[:DEVICES_PER_REASON]
+        more = "" if len(listed) == len(devices) else f", … {len(devices) - len(listed)} more"
+        yield (
+            f"{indent}[red]{len(devices)} device{'s' if len(devices) != 1 else ''}[/]: "
+            f"{escape(message)} [dim]({escape(', '.join(listed))}{more})[/]"
+        )

@@ -1,0 +1,183 @@
+"""Run the allocator for every allocation unit on every node, with the trace on."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dractl.api.releases import Features
+from dractl.api.workspace import Workspace
+from dractl.errors import InputError
+from dractl.explain.inputs import AllocationUnit, ClaimInput, plan
+
+if TYPE_CHECKING:
+    from dractl.allocator import NodeInfo, Outcome
+
+DEFAULT_TIMEOUT = 10.0
+
+
+@dataclass
+class ExplainSettings:
+    features: Features = field(default_factory=Features)
+    claims: tuple[str, ...] = ()  # --claim selectors
+    nodes: tuple[str, ...] = ()  # --node names; empty = every node the input knows of
+    timeout: float = DEFAULT_TIMEOUT  # for the whole run, like the scheduler's filter timeout
+    cel_engine: str | None = None
+
+
+@dataclass
+class NodeResult:
+    node: str
+    status: str  # "allocated" | "unschedulable" | "error" | "timeout"
+    error: str | None
+    outcome: Outcome | None  # None when the node was not evaluated (deadline passed, or a
+    # claim of the pod is already allocated for other nodes)
+
+    @property
+    def allocated(self) -> bool:
+        return self.status == "allocated"
+
+    @property
+    def progress(self) -> int:
+        """Devices found by the deepest partial solution (for ordering near misses)."""
+        if self.outcome is None or self.outcome.trace is None:
+            return -1
+        return self.outcome.trace.best.devices
+
+
+@dataclass
+class UnitResult:
+    unit: AllocationUnit
+    nodes: list[NodeResult]
+
+    @property
+    def feasible(self) -> list[NodeResult]:
+        return [n for n in self.nodes if n.allocated]
+
+    def ordered(self) -> list[NodeResult]:
+        """Feasible nodes first, then the nearest misses, then by name."""
+        return sorted(self.nodes, key=lambda n: (not n.allocated, -n.progress, n.node))
+
+
+@dataclass
+class Explanation:
+    release: str
+    implementation: str
+    units: list[UnitResult]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def satisfiable(self) -> bool:
+        return all(u.feasible for u in self.units)
+
+
+def _nodes(workspace: Workspace, names: tuple[str, ...]) -> list[NodeInfo]:
+    from dractl.allocator import NodeInfo
+
+    known = {name: NodeInfo.from_object(obj) for name, obj in sorted(workspace.nodes.items())}
+    for slice_ in workspace.slices:
+        node_name = slice_.get(("spec", "nodeName"))
+        if isinstance(node_name, str) and node_name and node_name not in known:
+            known[node_name] = NodeInfo(node_name)
+    if names:
+        missing = [n for n in names if n not in known]
+        if missing and known:
+            raise InputError(
+                f"node {', '.join(missing)} is not in the input (no Node object and no "
+                f"ResourceSlice for it); known nodes: {', '.join(sorted(known)[:10])}"
+            )
+        return [known.get(n) or NodeInfo(n) for n in names]
+    if not known:
+        raise InputError(
+            "no nodes in the input: add Node objects (kubectl get nodes -o yaml) or name one "
+            "with --node"
+        )
+    return [known[n] for n in sorted(known)]
+
+
+def _allocated_elsewhere(claim: ClaimInput, node: NodeInfo) -> str | None:
+    from dractl.allocator.nodes import NodeSelectorError, parse_node_selector
+
+    selector = claim.data.get("status", {}).get("allocation", {}).get("nodeSelector")
+    if not isinstance(selector, dict):
+        return None
+    try:
+        if parse_node_selector(selector).matches(node):
+            return None
+    except NodeSelectorError as exc:
+        return f"claim {claim.qualified_name} is allocated with an invalid node selector: {exc}"
+    return f"claim {claim.qualified_name} is already allocated for other nodes"
+
+
+def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
+    from dractl.allocator import Allocator, Inventory
+
+    units = plan(workspace, settings.claims)
+    if not units:
+        raise InputError(
+            "nothing to explain: the input has no unallocated ResourceClaim, "
+            "ResourceClaimTemplate, or Pod/workload with resourceClaims"
+        )
+    missing_classes = sorted(
+        {
+            name
+            for unit in units
+            for claim in unit.claims
+            for name in _class_names(claim.data)
+            if name not in workspace.device_classes
+        }
+    )
+    notes = []
+    if missing_classes:
+        notes.append(
+            f"DeviceClass {', '.join(missing_classes)} is not in the input: "
+            "add it (kubectl get deviceclasses -o yaml)"
+        )
+    features = settings.features
+    inventory = Inventory.from_objects(
+        workspace.all, consumable_capacity=features.enabled("DRAConsumableCapacity")
+    )
+    allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
+    nodes = _nodes(workspace, settings.nodes)
+    deadline = time.monotonic() + settings.timeout
+    results = []
+    for unit in units:
+        node_results = []
+        for node in nodes:
+            blocked = next(
+                (r for c in unit.preallocated if (r := _allocated_elsewhere(c, node))), None
+            )
+            if blocked is not None:
+                node_results.append(NodeResult(node.name, "unschedulable", blocked, None))
+                continue
+            if time.monotonic() >= deadline:
+                node_results.append(
+                    NodeResult(
+                        node.name,
+                        "timeout",
+                        f"not evaluated: the time limit of {settings.timeout:g}s was reached",
+                        None,
+                    )
+                )
+                continue
+            outcome: Outcome = allocator.allocate(
+                node, [c.data for c in unit.claims], trace=True, deadline=deadline, timeout=None
+            )
+            node_results.append(NodeResult(node.name, outcome.status, outcome.error, outcome))
+        results.append(UnitResult(unit, node_results))
+    return Explanation(features.release, str(allocator.implementation), results, notes)
+
+
+def _class_names(claim: dict[str, Any]) -> list[str]:
+    out = []
+    for request in claim.get("spec", {}).get("devices", {}).get("requests", []) or []:
+        if not isinstance(request, dict):
+            continue
+        exactly = request.get("exactly")
+        if isinstance(exactly, dict) and exactly.get("deviceClassName"):
+            out.append(str(exactly["deviceClassName"]))
+        for sub in request.get("firstAvailable") or []:
+            if isinstance(sub, dict) and sub.get("deviceClassName"):
+                out.append(str(sub["deviceClassName"]))
+    return out

@@ -1,0 +1,61 @@
+"""``dractl explain`` end to end: golden text on examples/explain, the JSON contract, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted(p for p in (ROOT / "examples" / "explain").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.name for p in SCENARIOS])
+def test_golden_text(scenario: Path, run_dractl, request) -> None:
+    out = run_dractl("explain", "--color", "never", str(scenario.relative_to(ROOT)))
+    assert out.returncode in (0, 1), out.stderr
+    golden = scenario / "expected.txt"
+    if request.config.getoption("--update-golden", default=False):
+        golden.write_text(out.stdout)
+    assert golden.exists(), f"{golden.relative_to(ROOT)} is missing: run pytest --update-golden and check it by eye"
+    assert out.stdout == golden.read_text()
+
+
+def test_json_contract(run_dractl) -> None:
+    out = run_dractl("explain", "-o", "json", "examples/explain/gpu-pod/")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    nodes = {n["name"]: n for n in data["nodes"]}
+    assert data["nodes"][0]["name"] == "gpu-node-2"  # feasible nodes first
+    ok = nodes["gpu-node-2"]
+    assert ok["result"] == "allocated" and ok["error"] is None
+    (allocation,) = ok["allocations"]
+    assert allocation["claim"] == "ml/train-0-gpus"
+    assert [r["device"] for r in allocation["allocation"]["devices"]["results"]] == ["gpu-0", "gpu-1"]
+    busy = nodes["gpu-node-1"]
+    assert busy["result"] == "unschedulable" and busy["allocations"] is None
+    (req,) = busy["explanation"]["requests"]
+    reasons = {r["reason"]: r for r in req["rejected"]}
+    assert reasons["in-use"]["devices"] == ["gpu.example.com/gpu-node-1/gpu-0", "gpu.example.com/gpu-node-1/gpu-2"]
+    assert reasons["in-use"]["message"] == "in use by serving/inference-0"
+    assert data["units"][0]["feasibleNodes"] == ["gpu-node-2"]
+
+
+def test_fits_nowhere_exits_1(run_dractl) -> None:
+    out = run_dractl("explain", "--node", "gpu-node-1", "examples/explain/gpu-pod/")
+    assert out.returncode == 1
+    assert "0 of 1 node can allocate the claim" in out.stdout
+
+
+def test_missing_template_is_bad_input(run_dractl) -> None:
+    out = run_dractl("explain", "examples/explain/gpu-pod/cluster.yaml", "-", stdin=(ROOT / "examples/explain/gpu-pod/pod.yaml").read_text().split("---")[1])
+    assert out.returncode == 2
+    assert "ResourceClaimTemplate ml/two-gpus-same-numa (claim 'gpus') is not in the input" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_unknown_node_is_bad_input(run_dractl) -> None:
+    out = run_dractl("explain", "--node", "nope", "examples/explain/gpu-pod/")
+    assert out.returncode == 2
+    assert "node nope is not in the input" in out.stderr
