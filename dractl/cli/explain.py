@@ -9,12 +9,15 @@ import typer
 
 from dractl.cli.options import (
     DEFAULT_KUBERNETES_VERSION,
+    DEFAULT_MAX_FILE_SIZE,
     Color,
     ColorOption,
     FeatureGates,
     KubernetesVersion,
+    MaxFileSize,
     Paths,
     features,
+    limits,
     use_color,
 )
 
@@ -50,6 +53,7 @@ def explain(
     kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
     feature_gates: FeatureGates = None,
     color: ColorOption = Color.auto,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
 ) -> None:
     """Run the scheduler's allocator over the inputs: which devices each node would give the claims, and why not others.
 
@@ -63,6 +67,7 @@ def explain(
     from dractl.explain.run import ExplainSettings
     from dractl.explain.run import explain as run_explain
     from dractl.load import load_paths
+    from dractl.load.sources import read_stdin
 
     if output not in ("text", "json", "yaml"):
         raise typer.BadParameter(f"unknown output {output!r}; choose text, json or yaml", param_hint="--output")
@@ -74,8 +79,9 @@ def explain(
         nodes=tuple(node or ()),
         timeout=timeout,
     )
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    loaded = load_paths(paths, stdin=stdin)
+    input_limits = limits(max_file_size)
+    stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None
+    loaded = load_paths(paths, stdin=stdin, limits=input_limits)
     for message in loaded.unreadable:
         typer.echo(f"dractl: error: {message}", err=True)
     for diagnostic in loaded.diagnostics:
