@@ -262,12 +262,16 @@ def _problems(obj: ApiObject, ctx: LintContext) -> _Problems:
 
 
 def author_data(obj: ApiObject) -> dict[str, Any]:
-    """The object as its author wrote it (v1beta1 stays v1beta1), with List-inherited GVK filled in."""
-    data = plain(obj.source.raw)
+    """The object as its author wrote it (v1beta1 stays v1beta1), with List-inherited GVK filled in.
+
+    Only v1beta1 objects differ from the model's data (which is in the v1 shape); for the others
+    the model's data is reused. Nothing here modifies what it returns.
+    """
+    data = obj.data if obj.version != "v1beta1" else plain(obj.source.raw)
     if not isinstance(data, dict):
         return {}
-    data.setdefault("apiVersion", obj.api_version)
-    data.setdefault("kind", obj.kind)
+    if "apiVersion" not in data or "kind" not in data:
+        data = {**data, "apiVersion": obj.api_version, "kind": obj.kind}
     return data
 
 
