@@ -19,6 +19,7 @@ from dractl.api.versions import (
     REQUEST_LISTS,
     V1BETA1_REQUEST_FIELDS,
     is_dra,
+    request_field_is_set,
 )
 from dractl.diagnostics import ObjectRef, Position
 from dractl.load.objects import KubeObject
@@ -185,14 +186,7 @@ def _v1beta1_to_v1(obj: ApiObject) -> None:
 
 
 def _is_set(request: dict[str, Any], name: str) -> bool:
-    value = request.get(name)
-    if name in ("deviceClassName", "allocationMode"):
-        return (isinstance(value, str) and value != "") or (
-            value is not None and not isinstance(value, str)
-        )
-    if name == "count":
-        return value is not None and value != 0
-    return name in request and value is not None
+    return request_field_is_set(name, request.get(name))
 
 
 def _request_to_v1(request: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,20 @@ V1BETA1_REQUEST_FIELDS = (
     "capacity",
 )
 
+
+def request_field_is_set(name: str, value: object) -> bool:
+    """Whether a v1beta1 request field counts as written when the apiserver's conversion decides
+    to create ``exactly``: the two strings when non-empty, ``count`` when non-zero, the others
+    when not null (an empty list or mapping is set)."""
+    if value is None:
+        return False
+    if name in ("deviceClassName", "allocationMode"):
+        return value != ""
+    if name == "count":
+        return isinstance(value, bool) or value != 0
+    return True
+
+
 # v1beta1 slice devices are `{name, basic: {...}}`; v1beta2 and v1 have the fields on the device.
 V1BETA1_DEVICE_KEYS = ("name", "basic")
 

@@ -27,6 +27,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("select", "dractl.cli.select", "select"),
     ("schema", "dractl.cli.schema", "schema"),
     ("explain", "dractl.cli.explain", "explain"),
+    ("convert", "dractl.cli.convert", "convert"),
 ]
 
 

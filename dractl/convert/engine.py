@@ -1,0 +1,258 @@
+"""Converting loaded files: plan each document, rewrite the ones that change, check the result.
+
+Every rewritten document is read back with the project's loader and compared with what the plan
+says the object must become; the in-place text edit is kept only when they agree, otherwise the
+document is written anew in the file's style (and that is checked the same way).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from dractl.convert.apply import apply_to_data, apply_to_tree
+from dractl.convert.plan import (
+    Edit,
+    Finding,
+    Insert,
+    SetScalar,
+    SetVersion,
+    Severity,
+    TreePath,
+    plan_document,
+)
+from dractl.diagnostics import Position
+from dractl.load import Document, LoadResult, SourceFile
+
+
+@dataclass(frozen=True)
+class Options:
+    target: str = "v1"
+    allow_lossy: bool = False
+    apply_defaults: bool = False
+
+
+class Status(enum.Enum):
+    CONVERTED = "converted"  # the text changes
+    UNCHANGED = "unchanged"  # nothing to convert
+    BLOCKED = "blocked"  # a field would be lost (exit 1); nothing written
+    FAILED = "failed"  # unreadable, removed version, malformed (exit 2); nothing written
+    SKIPPED = "skipped"  # a template: left alone
+
+
+@dataclass(frozen=True)
+class Message:
+    severity: Severity
+    position: Position
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.position}: {self.severity.value}: {self.text}"
+
+
+@dataclass
+class FileConversion:
+    source: SourceFile
+    text: str
+    status: Status
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.status is Status.CONVERTED
+
+
+class ConversionError(Exception):
+    """A rewritten document does not read back as the object it must be (a bug in dractl)."""
+
+
+def convert_loaded(loaded: LoadResult, options: Options) -> list[FileConversion]:
+    """Convert every file of ``loaded``, in order."""
+    return [convert_file(source, options) for source in loaded.files]
+
+
+def convert_file(source: SourceFile, options: Options) -> FileConversion:
+    """Convert every document of ``source``; unchanged documents keep their exact text."""
+    if source.template:
+        message = Message(
+            Severity.SKIPPED,
+            Position(source.path, 1, 1),
+            "Helm or Go template ({{ ... }}): left unchanged; convert the templates' output or "
+            "edit the template by hand",
+        )
+        return FileConversion(source, source.text, Status.SKIPPED, [message])
+    messages: list[Message] = []
+    pieces: list[str] = []
+    failed = blocked = False
+    for document in source.documents:
+        if document.error is not None:
+            position = document.error_position or Position(source.path, document.start_line + 1, 1)
+            messages.append(Message(Severity.ERROR, position, document.error))
+            failed = True
+            pieces.append(document.text)
+            continue
+        if document.raw is None:
+            pieces.append(document.text)
+            continue
+        plan = plan_document(document.raw, options.target, allow_lossy=options.allow_lossy)
+        messages += [_message(document, finding) for finding in plan.findings]
+        if any(f.severity is Severity.ERROR for f in plan.findings):
+            failed = True
+        elif plan.blocked:
+            blocked = True
+        if failed or blocked:
+            pieces.append(document.text)
+            continue
+        try:
+            pieces.append(_rewrite(document, plan.edits, options))
+        except ConversionError as error:
+            messages.append(Message(Severity.ERROR, document.position(()), str(error)))
+            failed = True
+            pieces.append(document.text)
+    if failed:
+        return FileConversion(source, source.text, Status.FAILED, messages)
+    if blocked:
+        return FileConversion(source, source.text, Status.BLOCKED, messages)
+    text = "".join(pieces)
+    status = Status.CONVERTED if text != source.text else Status.UNCHANGED
+    return FileConversion(source, text, status, messages)
+
+
+def _message(document: Document, finding: Finding) -> Message:
+    return Message(finding.severity, document.position(finding.path), finding.message)
+
+
+def _rewrite(document: Document, edits: list[Edit], options: Options) -> str:
+    defaults = options.apply_defaults
+    if not edits and not defaults:
+        return document.text
+    expected = apply_to_data(document.raw, edits)
+    if defaults:
+        expected = _defaulted(document.raw, expected, options.target)
+    if expected == apply_to_data(document.raw, []):
+        return document.text
+    if document.file.format == "json":
+        if all(isinstance(edit, SetVersion) for edit in edits) and not defaults:
+            return _checked(_edit_in_place(document, edits), expected, document)
+        from dractl.convert.emit import emit_json
+
+        return _checked(emit_json(expected, document.text), expected, document)
+    text = _edit_or_emit(
+        document, document.text, document.raw, edits, apply_to_data(document.raw, edits)
+    )
+    if defaults:
+        reread = _reread(text, document)
+        default_edits = _default_edits(reread, expected)
+        text = _edit_or_emit(document, text, reread, default_edits, expected)
+    return text
+
+
+def _edit_or_emit(
+    document: Document, text: str, tree: Any, edits: list[Edit], expected: Any
+) -> str:
+    from dractl.convert.emit import detect_indentation, emit_yaml
+    from dractl.convert.textedit import Unsupported, edit_text
+
+    if not edits:
+        return text
+    indentation = detect_indentation(tree)
+    try:
+        edited = edit_text(text, tree, edits, indent=indentation.mapping)
+        if _reads_as(edited, expected, document):
+            return edited
+    except Unsupported:
+        pass
+    emitted = emit_yaml(apply_to_tree(tree, edits), text, indentation)
+    return _checked(emitted, expected, document)
+
+
+def _edit_in_place(document: Document, edits: list[Edit]) -> str:
+    from dractl.convert.textedit import Unsupported, edit_text
+
+    try:
+        return edit_text(document.text, document.raw, edits)
+    except Unsupported as error:
+        raise ConversionError(f"cannot rewrite this document: {error}") from error
+
+
+def _reread(text: str, document: Document) -> Any:
+    """The tree of a rewritten document, read by the project's loader."""
+    from dractl.load import load_text
+
+    path = "<converted>.json" if document.file.format == "json" else "<converted>"
+    result = load_text(text, path)
+    trees = [d.raw for d in result.files[0].documents if d.raw is not None]
+    if result.failed or len(trees) != 1:
+        return _UNREADABLE
+    return trees[0]
+
+
+_UNREADABLE = object()
+
+
+def _reads_as(text: str, expected: Any, document: Document) -> bool:
+    tree = _reread(text, document)
+    return tree is not _UNREADABLE and apply_to_data(tree, []) == expected
+
+
+def _checked(text: str, expected: Any, document: Document) -> str:
+    if not _reads_as(text, expected, document):
+        raise ConversionError(
+            "internal error: the converted document does not read back as the converted object; "
+            "nothing was written for this file (please report it)"
+        )
+    return text
+
+
+# --- defaults ------------------------------------------------------------------------------------
+
+
+def _defaulted(raw: Any, converted: Any, target: str) -> Any:
+    """``converted`` with the apiserver's defaults for the object's own (source) version."""
+    from dractl.api.defaults import apply_defaults
+    from dractl.convert.plan import split_api_version
+
+    if not isinstance(raw, dict):
+        return converted
+    if raw.get("kind") in ("List",) or str(raw.get("kind", "")).endswith("List"):
+        items = converted.get("items")
+        raw_items = raw.get("items")
+        if isinstance(items, list) and isinstance(raw_items, list):
+            converted = dict(converted)
+            converted["items"] = [
+                _defaulted(r, c, target) if isinstance(r, dict) else c
+                for r, c in zip(raw_items, items, strict=False)
+            ]
+        return converted
+    parts = split_api_version(raw.get("apiVersion"))
+    kind = raw.get("kind")
+    if parts is None or parts[0] != "resource.k8s.io" or not isinstance(kind, str):
+        return converted
+    source_version = parts[1]
+    as_v1 = apply_to_data(converted, plan_document(converted, "v1").edits)
+    defaulted = apply_defaults(kind, as_v1, source_version)
+    if target == "v1":
+        return defaulted
+    return apply_to_data(defaulted, plan_document(defaulted, target).edits)
+
+
+def _default_edits(tree: Any, expected: Any) -> list[Edit]:
+    """Scalar insertions and replacements that turn ``tree`` into ``expected``."""
+    edits: list[Edit] = []
+
+    def walk(node: Any, want: Any, path: TreePath) -> None:
+        if isinstance(node, dict) and isinstance(want, dict):
+            for key, value in want.items():
+                if key not in node:
+                    edits.append(Insert(path, key, value))
+                elif isinstance(value, dict | list):
+                    walk(node[key], value, (*path, key))
+                elif apply_to_data(node[key], []) != value:
+                    edits.append(SetScalar(path, key, value))
+        elif isinstance(node, list) and isinstance(want, list):
+            for index, (item, wanted) in enumerate(zip(node, want, strict=False)):
+                walk(item, wanted, (*path, index))
+
+    walk(tree, expected, ())
+    return edits
