@@ -64,7 +64,11 @@ class FileConversion:
 
 
 class ConversionError(Exception):
-    """A rewritten document does not read back as the object it must be (a bug in dractl)."""
+    """A document that cannot be rewritten; ``position`` says where, when known."""
+
+    def __init__(self, message: str, position: Position | None = None) -> None:
+        super().__init__(message)
+        self.position = position
 
 
 def convert_loaded(loaded: LoadResult, options: Options) -> list[FileConversion]:
@@ -105,9 +109,12 @@ def convert_file(source: SourceFile, options: Options) -> FileConversion:
             pieces.append(document.text)
             continue
         try:
-            pieces.append(_rewrite(document, plan.edits, options))
+            text, warnings = _rewrite(document, plan.edits, options)
+            pieces.append(text)
+            messages += warnings
         except ConversionError as error:
-            messages.append(Message(Severity.ERROR, document.position(()), str(error)))
+            position = error.position or document.position(())
+            messages.append(Message(Severity.ERROR, position, str(error)))
             failed = True
             pieces.append(document.text)
     if failed:
@@ -123,21 +130,23 @@ def _message(document: Document, finding: Finding) -> Message:
     return Message(finding.severity, document.position(finding.path), finding.message)
 
 
-def _rewrite(document: Document, edits: list[Edit], options: Options) -> str:
+def _rewrite(document: Document, edits: list[Edit], options: Options) -> tuple[str, list[Message]]:
+    """The new text of ``document`` and warnings about its layout."""
     defaults = options.apply_defaults
     if not edits and not defaults:
-        return document.text
+        return document.text, []
+    _refuse_merge_keys(document, edits)
     expected = apply_to_data(document.raw, edits)
     if defaults:
         expected = _defaulted(document.raw, expected, options.target)
     if expected == apply_to_data(document.raw, []):
-        return document.text
+        return document.text, []
     if document.file.format == "json":
         if all(isinstance(edit, SetVersion) for edit in edits) and not defaults:
-            return _checked(_edit_in_place(document, edits), expected, document)
+            return _checked(_edit_in_place(document, edits), expected, document), []
         from dractl.convert.emit import emit_json
 
-        return _checked(emit_json(expected, document.text), expected, document)
+        return _checked(emit_json(expected, document.text), expected, document), []
     text = _edit_or_emit(
         document, document.text, document.raw, edits, apply_to_data(document.raw, edits)
     )
@@ -145,7 +154,39 @@ def _rewrite(document: Document, edits: list[Edit], options: Options) -> str:
         reread = _reread(text, document)
         default_edits = _default_edits(reread, expected)
         text = _edit_or_emit(document, text, reread, default_edits, expected)
-    return text
+    return text, _comment_warnings(document, text)
+
+
+def _refuse_merge_keys(document: Document, edits: list[Edit]) -> None:
+    """Mappings filled from a YAML merge key (``<<: *anchor``) cannot be restructured in text."""
+    for edit in edits:
+        node = document.raw
+        for part in edit.path:
+            if getattr(node, "merge", None):
+                break
+            node = node[part]
+        if getattr(node, "merge", None):
+            raise ConversionError(
+                "a YAML merge key (<<) fills this mapping, which must be restructured; "
+                "write its fields out, then convert again",
+                document.position(edit.path),
+            )
+
+
+def _comment_warnings(document: Document, text: str) -> list[Message]:
+    from dractl.convert.textedit import count_comments
+
+    lost = count_comments(document.text) - count_comments(text)
+    if lost <= 0:
+        return []
+    return [
+        Message(
+            Severity.WARNING,
+            document.position(()),
+            f"{lost} comment{'s' if lost != 1 else ''} could not be kept: the layout needed "
+            "the whole document to be written anew",
+        )
+    ]
 
 
 def _edit_or_emit(

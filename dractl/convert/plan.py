@@ -100,6 +100,8 @@ class Severity(enum.Enum):
     NOTE = "note"
     #: The document was left alone, with the reason (removed version, template, ...).
     SKIPPED = "skipped"
+    #: The conversion is right but something of the layout could not be kept.
+    WARNING = "warning"
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,7 @@ class _Planner:
     def lose(self, path: TreePath, message: str) -> bool:
         """Report that a field would be lost; True when losses are allowed (the caller drops it)."""
         if self.allow_lossy:
-            self.find(Severity.DROPPED, path, f"dropped: {message}")
+            self.find(Severity.DROPPED, path, message)
             return True
         self.find(Severity.LOSSY, path, f"{message} (use --allow-lossy to drop it)")
         return False

@@ -550,6 +550,31 @@ def _key_text(text: _Text, mapping: Any, key: str) -> str:
     return f"{quote}{key}{quote}" if quote in "\"'" else key
 
 
+_BLOCK_SCALAR_HEADER = re.compile(r"(?:^|[\s:\-?])[|>][+-]?[1-9]?[+-]?\s*(?:#.*)?$")
+
+
+def count_comments(text: str) -> int:
+    """How many ``#`` comments ``text`` holds (block scalar content and quoted ``#`` excluded)."""
+    count = 0
+    scalar_indent: int | None = None
+    for line in _LINE_BREAK.split(text):
+        indent = _indent_of(line)
+        if scalar_indent is not None:
+            if _is_blank(line) or indent > scalar_indent:
+                continue
+            scalar_indent = None
+        try:
+            at = _comment_start(line, 0, len(line))
+        except Unsupported:
+            at = None
+        if at is not None:
+            count += 1
+        code = line[:at] if at is not None else line
+        if _BLOCK_SCALAR_HEADER.search(code.rstrip()):
+            scalar_indent = indent
+    return count
+
+
 def edit_text(
     text: str, root: Any, edits: list[Edit], *, line_base: int = 0, indent: int = 2
 ) -> str:

@@ -1,0 +1,77 @@
+"""Golden conversions of examples/ (``golden/NAME.v1.*`` and ``golden/NAME.diff``; regenerate
+with ``python tests/convert/update_golden.py`` and check them by eye), and for every v1beta1 /
+v1beta2 example: the v1 output lints clean and converts to itself."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dractl.api.releases import Features
+from dractl.convert.engine import Options, Status, convert_file
+from dractl.convert.output import unified_diff
+from dractl.convert.textedit import count_comments
+from dractl.lint.engine import Settings, lint
+from dractl.load import load_paths, load_text
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parent / "golden"
+EXAMPLES = ROOT / "examples"
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def _goldens() -> list[Path]:
+    return sorted(GOLDEN.glob("*.diff"))
+
+
+def _old_version_examples() -> list[Path]:
+    return sorted(
+        p
+        for p in EXAMPLES.rglob("*")
+        if p.suffix in (".yaml", ".yml", ".json")
+        and ("resource.k8s.io/v1beta1" in _read(p) or "resource.k8s.io/v1beta2" in _read(p))
+    )
+
+
+@pytest.mark.parametrize("diff", _goldens(), ids=lambda p: p.stem)
+def test_golden(diff: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    (example,) = [p for p in EXAMPLES.rglob(f"{diff.stem}.*") if p.suffix != ".txt"]
+    relative = example.relative_to(ROOT).as_posix()
+    source = load_paths([relative]).files[0]
+    result = convert_file(source, Options("v1"))
+
+    assert result.status is Status.CONVERTED
+    assert result.text == _read(GOLDEN / f"{diff.stem}.v1{example.suffix}")
+    assert unified_diff(relative, source.text, result.text) == _read(diff)
+    assert count_comments(result.text) == count_comments(source.text)
+
+
+def test_every_golden_example_exists() -> None:
+    assert _goldens()
+    for diff in _goldens():
+        assert list(EXAMPLES.rglob(f"{diff.stem}.*")), f"{diff.name}: its example is gone"
+
+
+@pytest.mark.parametrize("example", _old_version_examples(), ids=lambda p: p.name)
+def test_example_converts_to_clean_v1(example: Path, tmp_path: Path) -> None:
+    source = load_paths([str(example)]).files[0]
+    result = convert_file(source, Options("v1"))
+    assert result.status is Status.CONVERTED, [str(m) for m in result.messages]
+    assert "resource.k8s.io/v1beta" not in result.text
+
+    converted = tmp_path / example.name
+    converted.write_text(result.text, encoding="utf-8", newline="")
+    linted = lint(load_paths([str(converted)]), Settings(features=Features()))
+    errors = [d for d in linted.diagnostics if d.severity.value == "error"]
+    assert not linted.input_failed
+    assert errors == []
+
+    again = convert_file(load_text(result.text, os.fspath(converted)).files[0], Options("v1"))
+    assert again.status is Status.UNCHANGED

@@ -1,0 +1,289 @@
+"""Property tests over generated valid objects of every kind.
+
+* v1beta1 → v1 → v1beta1 and v1beta2 → v1 → v1beta2 give back the same object, modulo the
+  normalisations CONVERSION.md lists (a v1beta1 device without ``basic`` comes back with
+  ``basic: {}``);
+* converting the *text* (laid out in several indentation styles, with comments) gives exactly the
+  object the conversion of the data gives, keeps every comment, and converts back;
+* the v1 result lints without errors whenever the input did.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dractl.api.releases import Features
+from dractl.convert.apply import apply_to_data
+from dractl.convert.engine import Options, Status, convert_file
+from dractl.convert.plan import plan_document
+from dractl.convert.textedit import count_comments
+from dractl.lint.engine import Settings, lint
+from dractl.load import load_text
+
+GROUP = "resource.k8s.io"
+
+names = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8).map(
+    lambda s: "x" + s
+)
+classes = st.sampled_from(["gpu.example.com", "nic.example.com", "fpga.example.com"])
+expressions = st.sampled_from(
+    [
+        'device.driver == "gpu.example.com"',
+        'device.attributes["gpu.example.com"].model == "A100"',
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("10Gi")) >= 0',
+    ]
+)
+selectors = st.lists(
+    st.fixed_dictionaries({"cel": st.fixed_dictionaries({"expression": expressions})}),
+    min_size=1,
+    max_size=2,
+)
+tolerations = st.lists(
+    st.fixed_dictionaries(
+        {"key": st.sampled_from(["example.com/unhealthy", "example.com/maintenance"])},
+        optional={
+            "operator": st.just("Exists"),
+            "effect": st.sampled_from(["NoSchedule", "NoExecute"]),
+        },
+    ),
+    min_size=1,
+    max_size=2,
+)
+opaque = st.fixed_dictionaries(
+    {
+        "opaque": st.fixed_dictionaries(
+            {
+                "driver": classes,
+                "parameters": st.fixed_dictionaries(
+                    {"sharing": st.sampled_from(["TimeSlicing", "MPS"])}
+                ),
+            }
+        )
+    }
+)
+
+
+@st.composite
+def exact_fields(draw: st.DrawFn, *, sub: bool = False) -> dict[str, Any]:
+    fields: dict[str, Any] = {"deviceClassName": draw(classes)}
+    if draw(st.booleans()):
+        fields["selectors"] = draw(selectors)
+    mode = draw(st.sampled_from([None, "ExactCount", "All"]))
+    if mode is not None:
+        fields["allocationMode"] = mode
+    if mode != "All" and draw(st.booleans()):
+        fields["count"] = draw(st.integers(1, 4))
+    if not sub and draw(st.booleans()):
+        fields["adminAccess"] = draw(st.booleans())
+    if draw(st.booleans()):
+        fields["tolerations"] = draw(tolerations)
+    keys = list(fields)
+    order = draw(st.permutations(keys))
+    return {k: fields[k] for k in order}
+
+
+@st.composite
+def requests(draw: st.DrawFn, version: str) -> list[dict[str, Any]]:
+    result = []
+    for name in draw(st.lists(names, min_size=1, max_size=3, unique=True)):
+        if draw(st.integers(0, 3)) == 0:
+            subs = [
+                {"name": sub, **draw(exact_fields(sub=True))}
+                for sub in draw(st.lists(names, min_size=1, max_size=2, unique=True))
+            ]
+            result.append({"name": name, "firstAvailable": subs})
+        elif version == "v1beta1":
+            fields = draw(exact_fields())
+            position = draw(st.integers(0, len(fields)))
+            items = list(fields.items())
+            items.insert(position, ("name", name))
+            result.append(dict(items))
+        else:
+            result.append({"name": name, "exactly": draw(exact_fields())})
+    return result
+
+
+@st.composite
+def claim_spec(draw: st.DrawFn, version: str) -> dict[str, Any]:
+    reqs = draw(requests(version))
+    devices: dict[str, Any] = {"requests": reqs}
+    if len(reqs) > 1 and draw(st.booleans()):
+        devices["constraints"] = [
+            {"requests": [r["name"] for r in reqs], "matchAttribute": "dra.example.com/numa"}
+        ]
+    if draw(st.booleans()):
+        devices["config"] = [{"requests": [reqs[0]["name"]], **draw(opaque)}]
+    return {"devices": devices}
+
+
+@st.composite
+def device(draw: st.DrawFn, version: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if draw(st.booleans()):
+        fields["attributes"] = {
+            "model": {"string": draw(st.sampled_from(["A100", "H100"]))},
+            "dra.example.com/numa": {"int": draw(st.integers(0, 3))},
+        }
+    if draw(st.booleans()):
+        fields["capacity"] = {"memory": {"value": draw(st.sampled_from(["40Gi", "80Gi"]))}}
+    if draw(st.booleans()):
+        fields["taints"] = [{"key": "example.com/unhealthy", "effect": "NoSchedule"}]
+    name = draw(names)
+    if version == "v1beta1":
+        if not fields and draw(st.booleans()):
+            return {"name": name}  # comes back as basic: {} (a CONVERSION.md normalisation)
+        return (
+            {"name": name, "basic": fields}
+            if draw(st.booleans())
+            else {"basic": fields, "name": name}
+        )
+    return {"name": name, **fields}
+
+
+def metadata(name: str, namespaced: bool) -> dict[str, Any]:
+    return {"name": name, "namespace": "ml"} if namespaced else {"name": name}
+
+
+@st.composite
+def objects(draw: st.DrawFn, version: str) -> dict[str, Any]:
+    kind = draw(
+        st.sampled_from(["DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"])
+    )
+    obj: dict[str, Any] = {"apiVersion": f"{GROUP}/{version}", "kind": kind}
+    obj["metadata"] = metadata(draw(names), kind in ("ResourceClaim", "ResourceClaimTemplate"))
+    if kind == "DeviceClass":
+        spec: dict[str, Any] = {"selectors": draw(selectors)}
+        if draw(st.booleans()):
+            spec["config"] = [draw(opaque)]
+        obj["spec"] = spec
+    elif kind == "ResourceClaim":
+        obj["spec"] = draw(claim_spec(version))
+    elif kind == "ResourceClaimTemplate":
+        obj["spec"] = {
+            "metadata": {"labels": {"app": draw(names)}},
+            "spec": draw(claim_spec(version)),
+        }
+    else:
+        devices = draw(
+            st.lists(device(version), min_size=1, max_size=3, unique_by=lambda d: d["name"])
+        )
+        obj["spec"] = {
+            "driver": "gpu.example.com",
+            "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 1},
+            "nodeName": "node-1",
+            "devices": devices,
+        }
+    return obj
+
+
+def convert_data(obj: Any, target: str) -> Any:
+    plan = plan_document(obj, target)
+    assert not plan.blocked, plan.findings
+    return apply_to_data(obj, plan.edits)
+
+
+def normalised_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
+    """What v1beta1 → v1 → v1beta1 gives: every device gets a ``basic``."""
+    out = copy.deepcopy(obj)
+    if out["kind"] == "ResourceSlice":
+        for dev in out["spec"]["devices"]:
+            dev.setdefault("basic", {})
+    return out
+
+
+@given(objects("v1beta1"))
+def test_v1beta1_round_trip(obj: dict[str, Any]) -> None:
+    v1 = convert_data(obj, "v1")
+    assert v1["apiVersion"] == f"{GROUP}/v1"
+    assert convert_data(v1, "v1beta1") == normalised_v1beta1(obj)
+
+
+@given(objects("v1beta2"))
+def test_v1beta2_round_trip(obj: dict[str, Any]) -> None:
+    v1 = convert_data(obj, "v1")
+    assert {k: v for k, v in v1.items() if k != "apiVersion"} == {
+        k: v for k, v in obj.items() if k != "apiVersion"
+    }
+    assert convert_data(v1, "v1beta2") == obj
+
+
+STYLES = [(2, 2, 0), (2, 4, 2), (4, 4, 2), (4, 6, 4), (3, 3, 0)]
+
+
+def dump(obj: Any, style: tuple[int, int, int], flow_leaves: bool, comment_every: int) -> str:
+    """``obj`` as YAML in the given indentation, with some comments and flow mappings."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    counter = 0
+
+    def build(node: Any, depth: int) -> Any:
+        nonlocal counter
+        if isinstance(node, dict):
+            out = CommentedMap()
+            for key, value in node.items():
+                out[key] = build(value, depth + 1)
+                counter += 1
+                if (
+                    comment_every
+                    and counter % comment_every == 0
+                    and not isinstance(value, dict | list)
+                ):
+                    out.yaml_add_eol_comment(f"note {counter}", key)
+            if flow_leaves and all(not isinstance(v, dict | list) for v in node.values()):
+                out.fa.set_flow_style()
+            return out
+        if isinstance(node, list):
+            return CommentedSeq(build(v, depth + 1) for v in node)
+        return node
+
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=style[0], sequence=style[1], offset=style[2])
+    yaml.width = 4096
+    buffer = io.StringIO()
+    yaml.dump(build(obj, 0), buffer)
+    return buffer.getvalue()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    objects("v1beta1"),
+    st.sampled_from(STYLES),
+    st.booleans(),
+    st.sampled_from([0, 3, 5]),
+)
+def test_text_conversion_matches_data_conversion(
+    obj: dict[str, Any], style: tuple[int, int, int], flow_leaves: bool, comment_every: int
+) -> None:
+    text = dump(obj, style, flow_leaves, comment_every)
+    result = convert_file(load_text(text, "generated.yaml").files[0], Options("v1"))
+    assert result.status is Status.CONVERTED, [str(m) for m in result.messages]
+    assert not [m for m in result.messages if m.severity.value == "warning"]
+    assert count_comments(result.text) == count_comments(text)
+    reread = load_text(result.text, "converted.yaml")
+    assert apply_to_data(reread.files[0].documents[0].raw, []) == convert_data(obj, "v1")
+
+    back = convert_file(reread.files[0], Options("v1beta1"))
+    again = load_text(back.text, "back.yaml").files[0].documents[0].raw
+    assert apply_to_data(again, []) == normalised_v1beta1(obj)
+    assert count_comments(back.text) == count_comments(text)
+
+
+def _errors(text: str) -> list[str]:
+    result = lint(load_text(text, "x.yaml"), Settings(features=Features()))
+    return [f"{d.rule} {d.message}" for d in result.diagnostics if d.severity.value == "error"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["v1beta1", "v1beta2"]).flatmap(objects))
+def test_v1_output_lints_clean_when_input_does(obj: dict[str, Any]) -> None:
+    text = dump(obj, (2, 2, 0), False, 0)
+    if _errors(text):
+        return
+    result = convert_file(load_text(text, "x.yaml").files[0], Options("v1"))
+    assert _errors(result.text) == []
