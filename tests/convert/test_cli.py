@@ -147,12 +147,12 @@ def test_check_lists_files_and_is_idempotent(run_dractl, tmp_path: Path) -> None
 
 
 def test_diff_is_a_unified_diff(run_dractl, tmp_path: Path) -> None:
-    write(tmp_path / "claim.yaml", CLAIM_V1BETA1)
-    result = run_dractl("convert", "--diff", "claim.yaml", cwd=tmp_path)
+    claim = write(tmp_path / "claim.yaml", CLAIM_V1BETA1)
+    result = run_dractl("convert", "--diff", str(claim))
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
-        "--- a/claim.yaml\n"
-        "+++ b/claim.yaml\n"
+        f"--- {claim}\n"
+        f"+++ {claim}\n"
         "@@ -1,5 +1,5 @@\n"
         " # a claim\n"
         "-apiVersion: resource.k8s.io/v1beta1\n"
@@ -171,11 +171,11 @@ def test_diff_is_a_unified_diff(run_dractl, tmp_path: Path) -> None:
 
 
 def test_check_with_diff_prints_the_diff(run_dractl, tmp_path: Path) -> None:
-    write(tmp_path / "claim.yaml", CLAIM_V1BETA1)
-    result = run_dractl("convert", "--check", "--diff", "claim.yaml", cwd=tmp_path)
+    claim = write(tmp_path / "claim.yaml", CLAIM_V1BETA1)
+    result = run_dractl("convert", "--check", "--diff", str(claim))
     assert result.returncode == 1
     assert "+      exactly:\n" in result.stdout
-    assert "would convert claim.yaml" in result.stderr
+    assert f"would convert {claim}" in result.stderr
 
 
 def test_output_file(run_dractl, tmp_path: Path) -> None:
