@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from dractl.cli.options import Paths, Quiet
+from dractl.cli.options import (
+    DEFAULT_MAX_FILE_SIZE,
+    MaxFileSize,
+    Paths,
+    Quiet,
+    limits,
+    read_stdin,
+)
 
 
 class Target(StrEnum):
@@ -77,6 +84,7 @@ def convert(
             "toleration operator).",
         ),
     ] = False,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
     quiet: Quiet = False,
 ) -> None:
     """Convert resource.k8s.io manifests between v1beta1, v1beta2 and v1, keeping comments and layout."""
@@ -90,8 +98,9 @@ def convert(
         raise UsageError("--in-place and --output exclude each other")
     if check and (in_place or output):
         raise UsageError("--check writes nothing; leave out --in-place and --output")
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    loaded = load_paths(paths, stdin=stdin)
+    input_limits = limits(max_file_size)
+    stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None
+    loaded = load_paths(paths, stdin=stdin, limits=input_limits)
     results = convert_loaded(
         loaded, Options(to.value, allow_lossy=allow_lossy, apply_defaults=apply_defaults)
     )
