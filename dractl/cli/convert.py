@@ -14,7 +14,6 @@ from dractl.cli.options import (
     Paths,
     Quiet,
     limits,
-    read_stdin,
 )
 
 
@@ -93,6 +92,7 @@ def convert(
     from dractl.convert.writer import write_atomic
     from dractl.errors import UsageError
     from dractl.load import load_paths
+    from dractl.load.sources import read_stdin
 
     if in_place and output:
         raise UsageError("--in-place and --output exclude each other")
