@@ -18,7 +18,7 @@ from dractl.lint.engine import Settings, lint
 from dractl.load import load_paths, load_text
 
 sys.path.insert(0, str(Path(__file__).parent))
-from update_golden import example_of, golden_stem  # noqa: E402
+from update_golden import example_of, golden_stem
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
