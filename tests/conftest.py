@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ def run_dractl():
             capture_output=True,
             text=True,
             cwd=cwd or ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
             timeout=120,
         )
 

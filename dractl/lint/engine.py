@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dractl.api.defaults import apply_defaults
 from dractl.api.model import ApiObject, build_all
@@ -14,6 +14,9 @@ from dractl.api.workspace import Workspace
 from dractl.diagnostics import Diagnostic, ObjectRef, Position, Severity
 from dractl.lint.registry import REGISTRY, Rule, all_rules
 from dractl.load import LoadResult
+
+if TYPE_CHECKING:
+    from dractl.lint.config import PathPattern
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Settings:
     require_classes: bool = False
     cel_engine: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    # (files the pattern matches, rule ids or prefixes ignored in them)
+    per_file_ignores: tuple[tuple[PathPattern, tuple[str, ...]], ...] = ()
 
     def enabled(self, rule_id: str) -> bool:
         """Longest matching prefix wins between select and ignore (ignore wins a tie)."""
@@ -117,6 +122,9 @@ def lint(loaded: LoadResult, settings: Settings, context: LoadResult | None = No
             assert rule_.check is not None
             for finding in rule_.check(obj, ctx):
                 diagnostics.extend(_diagnostic(rule_, finding, finding.obj or obj, settings))
+    from dractl.lint.suppression import apply_suppressions
+
+    diagnostics = apply_suppressions(diagnostics, loaded, settings)
     diagnostics.sort(key=Diagnostic.sort_key)
     return LintResult(
         diagnostics=diagnostics,

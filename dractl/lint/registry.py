@@ -11,7 +11,8 @@ rest has these sections, each a line of its own ending in a colon::
 
 Scopes: ``object`` rules are called once per object of their ``kinds``; ``set`` rules once per run
 with the whole workspace (cross-object checks; they set ``Finding.obj``); ``loader`` rules are
-emitted while reading input (no check function of their own).
+emitted while reading input and ``engine`` rules by the engine itself (suppression bookkeeping);
+neither has a check function of its own.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class Rule:
     id: str
     name: str
     severity: Severity
-    scope: str  # "object" | "set" | "loader"
+    scope: str  # "object" | "set" | "loader" | "engine"
     kinds: frozenset[str] | None
     doc: str
     check: Callable[..., Iterable[Finding]] | None
@@ -72,7 +73,7 @@ def rule(
                 scope=scope,
                 kinds=frozenset(kinds) if kinds is not None else None,
                 doc=_dedent(func.__doc__ or ""),
-                check=None if scope == "loader" else func,
+                check=None if scope in ("loader", "engine") else func,
                 module=func.__module__,
             )
         )

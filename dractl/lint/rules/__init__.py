@@ -11,6 +11,7 @@ from dractl.lint.rules import (
     best_practice,  # noqa: F401  (DRA50x)
     duplicates,  # noqa: F401  (DRA33x)
     input,  # noqa: F401
+    meta,  # noqa: F401
     references,  # noqa: F401  (DRA30x)
     schema,  # noqa: F401
     slices,  # noqa: F401  (DRA32x)
