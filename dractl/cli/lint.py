@@ -7,18 +7,16 @@ from typing import Annotated
 
 import typer
 
+from dractl.api.releases import RELEASES
 from dractl.cli.options import (
-    DEFAULT_KUBERNETES_VERSION,
     DEFAULT_MAX_FILE_SIZE,
     CelEngine,
     Color,
     ColorOption,
     FeatureGates,
-    KubernetesVersion,
     MaxFileSize,
     Paths,
     Quiet,
-    features,
     limits,
     use_color,
 )
@@ -46,7 +44,17 @@ def lint(
             "--output-file", "-o", help="Write the report to this file instead of stdout."
         ),
     ] = None,
-    kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
+    kubernetes_version: Annotated[
+        str | None,
+        typer.Option(
+            "--kubernetes-version",
+            "-k",
+            help=f"Kubernetes release to check against ({', '.join(RELEASES)}; default: the "
+            "configuration's, else the newest).",
+            envvar="DRACTL_KUBERNETES_VERSION",
+            show_default=False,
+        ),
+    ] = None,
     feature_gates: FeatureGates = None,
     select: Annotated[
         list[str] | None,
@@ -56,7 +64,9 @@ def lint(
         list[str] | None,
         typer.Option("--ignore", help="Skip these rules (IDs or prefixes). Repeatable."),
     ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+    strict: Annotated[
+        bool | None, typer.Option("--strict/--no-strict", help="Exit 1 on warnings too.")
+    ] = None,
     context: Annotated[
         list[str] | None,
         typer.Option(
@@ -65,41 +75,62 @@ def lint(
         ),
     ] = None,
     require_classes: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--require-classes", help="Report requests whose DeviceClass is not among the inputs."
         ),
-    ] = False,
+    ] = None,
     cel_engine: CelEngine = None,
     quiet: Quiet = False,
     color: ColorOption = Color.auto,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            help="Read this configuration file instead of looking for .dractl.yaml or "
+            "[tool.dractl] in pyproject.toml from the current folder upwards.",
+        ),
+    ] = None,
+    no_config: Annotated[
+        bool, typer.Option("--no-config", help="Ignore configuration files.")
+    ] = False,
 ) -> None:
     """Check manifests for everything the apiserver would reject, CEL errors and likely mistakes."""
-    from dractl.lint.engine import Settings
+    from dractl.errors import UsageError
+    from dractl.lint.config import build_settings, load_config
     from dractl.lint.engine import lint as run_lint
     from dractl.load import load_paths
-    from dractl.load.sources import read_stdin
+    from dractl.load.sources import expand_paths, read_stdin
     from dractl.report import FORMATS, ReportContext, get_reporter
 
     if format not in FORMATS:
         raise typer.BadParameter(
             f"unknown format {format!r}; choose from {', '.join(FORMATS)}", param_hint="--format"
         )
-    settings = Settings(
-        features=features(kubernetes_version, feature_gates),
-        select=tuple(s.upper() for s in select or ()),
-        ignore=tuple(s.upper() for s in ignore or ()),
+    configuration = load_config(config, discover=not no_config)
+    settings = build_settings(
+        configuration,
+        kubernetes_version=kubernetes_version,
+        feature_gates=feature_gates,
+        select=select or (),
+        ignore=ignore or (),
         require_classes=require_classes,
         cel_engine=cel_engine,
     )
+    if strict is None:
+        strict = bool(configuration.strict)
+    files = [p for p in expand_paths(paths) if not configuration.excluded(p)]
     input_limits = limits(max_file_size)
     reads_stdin = "-" in paths or "-" in (context or [])
     stdin = read_stdin(input_limits.max_file_bytes) if reads_stdin else None
-    loaded = load_paths(paths, stdin=stdin, limits=input_limits)
+    loaded = load_paths(files, stdin=stdin, limits=input_limits)
     context_loaded = load_paths(context, stdin=stdin, limits=input_limits) if context else None
     result = run_lint(loaded, settings, context_loaded)
-    out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout  # noqa: SIM115
+    try:
+        out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout  # noqa: SIM115
+    except OSError as exc:
+        raise UsageError(f"{output_file}: cannot write the report: {exc.strerror}") from None
     try:
         get_reporter(format)(result, ReportContext(loaded, use_color(color, out), quiet), out)
     finally:

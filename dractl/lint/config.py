@@ -1,0 +1,441 @@
+"""Configuration: ``.dractl.yaml`` or ``[tool.dractl]`` in ``pyproject.toml``, merged with the CLI.
+
+The file is found by walking up from the current directory (the first folder holding a
+``.dractl.yaml``, ``.dractl.yml`` or a ``pyproject.toml`` with a ``[tool.dractl]`` table wins).
+It is validated against ``config.schema.json`` (shipped for editors); anything wrong is a
+:class:`~dractl.errors.UsageError` naming the file, line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dractl.diagnostics import Severity
+from dractl.errors import UsageError
+
+if TYPE_CHECKING:
+    from dractl.lint.engine import Settings
+
+CONFIG_NAMES = (".dractl.yaml", ".dractl.yml")
+PYPROJECT = "pyproject.toml"
+SCHEMA_FILE = "config.schema.json"
+
+
+class PathPattern:
+    """A glob relative to the configuration's folder: ``**`` spans folders, ``*`` and ``?`` do not.
+
+    A pattern without ``/`` matches a file or folder name at any depth; a pattern matches a file
+    when it matches the file or one of the folders above it (``vendor`` excludes ``vendor/x.yaml``).
+    """
+
+    def __init__(self, pattern: str, root: Path) -> None:
+        self.pattern = pattern
+        self.root = root
+        text = pattern.strip()
+        if text.startswith("./"):
+            text = text[2:]
+        self.anchored = "/" in text.rstrip("/")
+        self._regex = re.compile(_glob_regex(text.strip("/")))
+
+    def __repr__(self) -> str:
+        return f"PathPattern({self.pattern!r})"
+
+    def matches(self, path: str) -> bool:
+        return _matches(self._regex, self.anchored, str(self.root), path)
+
+
+@lru_cache(maxsize=65536)
+def _matches(regex: re.Pattern[str], anchored: bool, root: str, path: str) -> bool:
+    parts = _relative_parts(root, path)
+    if anchored:
+        return any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts) + 1))
+    return any(regex.fullmatch(part) for part in parts)
+
+
+def _relative_parts(root: str, path: str) -> list[str]:
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, root)
+    except ValueError:  # another drive on Windows
+        relative = absolute
+    if relative.startswith(".."):
+        relative = absolute.lstrip("/")
+    return [p for p in relative.replace(os.sep, "/").split("/") if p and p != "."]
+
+
+def _glob_regex(glob: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        ch = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif ch == "*":
+            out.append("[^/]*")
+            i += 1
+        elif ch == "?":
+            out.append("[^/]")
+            i += 1
+        elif ch == "[" and "]" in glob[i + 1 :]:
+            end = glob.index("]", i + 1)
+            body = glob[i + 1 : end].replace("\\", "\\\\")
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    return "".join(out)
+
+
+@dataclass
+class Config:
+    """The settings a configuration file holds (``None``: not set there)."""
+
+    path: Path | None = None
+    root: Path = field(default_factory=Path.cwd)
+    kubernetes_version: str | None = None
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, Severity] = field(default_factory=dict)
+    exclude: tuple[PathPattern, ...] = ()
+    per_file_ignores: tuple[tuple[PathPattern, tuple[str, ...]], ...] = ()
+    strict: bool | None = None
+    require_classes: bool | None = None
+    cel_engine: str | None = None
+
+    def excluded(self, path: str) -> bool:
+        """Whether to skip ``path``: an ``exclude`` pattern matches it, or it is a config file."""
+        if path == "-":
+            return False
+        return os.path.basename(path) in CONFIG_NAMES or any(p.matches(path) for p in self.exclude)
+
+
+# --- finding and reading --------------------------------------------------------------------
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest configuration file at or above ``start`` (default: the current directory)."""
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        for name in CONFIG_NAMES:
+            path = candidate / name
+            if path.is_file():
+                return path
+        pyproject = candidate / PYPROJECT
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+    return None
+
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return re.search(r"^\s*\[tool\.dractl\]", text, re.MULTILINE) is not None
+
+
+def load_config(explicit: str | None = None, *, discover: bool = True) -> Config:
+    """The configuration to use: ``explicit`` if given, else the one found, else the defaults."""
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise UsageError(f"{explicit}: configuration file not found")
+        return read_config(path)
+    found = find_config() if discover else None
+    return read_config(found) if found is not None else Config()
+
+
+def read_config(path: Path) -> Config:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the configuration: {exc}") from None
+    if path.name == PYPROJECT:
+        data, locate = _read_toml(path, text)
+    else:
+        data, locate = _read_yaml(path, text)
+    _validate(data, locate)
+    return _build(path, data, locate)
+
+
+Locator = Any  # (path inside the data, key: bool) -> "file:line:col"
+
+
+def _read_yaml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
+    from dractl.api.model import plain
+    from dractl.load import load_text
+
+    loaded = load_text(text, str(path))
+    for diagnostic in loaded.diagnostics:
+        if diagnostic.rule in ("DRA001", "DRA002", "DRA005"):
+            raise UsageError(f"{diagnostic.position or path}: {diagnostic.message}")
+    documents = [d for d in loaded.files[0].documents if d.raw is not None]
+    if len(documents) > 1:
+        raise UsageError(f"{path}:{documents[1].start_line + 1}:1: expected one YAML document")
+    if not documents:
+        return {}, lambda where, key=False: f"{path}:1:1"
+    document = documents[0]
+    data = plain(document.raw)
+    if not isinstance(data, dict):
+        raise UsageError(f"{document.position(())}: the configuration must be a mapping")
+
+    def locate(where: Sequence[Any], key: bool = False) -> str:
+        if key and where:
+            parent = document.node(where[:-1])
+            try:
+                line, col = parent.lc.key(where[-1])
+                return f"{path}:{document.start_line + line + 1}:{col + 1}"
+            except (AttributeError, KeyError, TypeError):
+                pass
+        return str(document.position(where))
+
+    return data, locate
+
+
+def _read_toml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
+    import tomllib
+
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    data = document.get("tool", {}).get("dractl", {})
+    lines = text.splitlines()
+    header = next(
+        (i for i, line in enumerate(lines) if re.match(r"^\s*\[tool\.dractl\]", line)), 0
+    )
+
+    def locate(where: Sequence[Any], key: bool = False) -> str:
+        # tomllib keeps no positions: find the key's line below the [tool.dractl] header.
+        names = [str(w) for w in where if isinstance(w, str)]
+        line_no = header
+        for name in names:
+            pattern = re.compile(rf'^\s*(?:"{re.escape(name)}"|{re.escape(name)})\s*=')
+            for i in range(line_no, len(lines)):
+                if pattern.match(lines[i]):
+                    line_no = i
+                    break
+        column = len(lines[line_no]) - len(lines[line_no].lstrip()) + 1 if lines else 1
+        return f"{path}:{line_no + 1}:{column}"
+
+    if not isinstance(data, dict):
+        raise UsageError(f"{locate(())}: [tool.dractl] must be a table")
+    return data, locate
+
+
+@lru_cache(maxsize=1)
+def config_schema() -> dict[str, Any]:
+    """The JSON Schema of the configuration (also for editors: ``dractl/lint/config.schema.json``)."""
+    text = resources.files("dractl.lint").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _validate(data: dict[str, Any], locate: Locator) -> None:
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(config_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e)))
+    if not errors:
+        return
+    error = errors[0]
+    where = list(error.absolute_path)
+    if error.context:  # oneOf: point at the deepest value a branch complained about
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        where = list(deepest.absolute_path)
+    message = _explain(error)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = error.schema.get("properties", {})
+        unknown = sorted(k for k in error.instance if k not in allowed)
+        if unknown:
+            where.append(unknown[0])
+            expected = ", ".join(sorted(allowed)) if allowed else "none"
+            message = f"unknown key {unknown[0]!r} (expected one of: {expected})"
+            raise UsageError(f"{locate(where, True)}: {message}")
+    raise UsageError(f"{locate(where)}: {message}")
+
+
+def _explain(error: Any) -> str:
+    where = "".join(
+        f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
+        for i, p in enumerate(error.absolute_path)
+    )
+    prefix = f"{where}: " if where else ""
+    kind = error.validator
+    if kind == "pattern":
+        return f"{prefix}{error.instance!r} is not a rule ID or prefix (such as DRA101 or DRA1)"
+    if kind == "enum":
+        choices = ", ".join(str(c) for c in error.validator_value)
+        return f"{prefix}{error.instance!r} is not one of {choices}"
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"{prefix}expected {_article(expected)}, got {_json_type(error.instance)}"
+    if kind == "oneOf":
+        return f"{prefix}expected a mapping of gate names to true/false, or Name=true,Other=false"
+    return f"{prefix}{error.message}"
+
+
+def _article(word: str) -> str:
+    word = {"object": "mapping", "array": "list"}.get(word, word)
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string"
+
+
+def _build(path: Path, data: Mapping[str, Any], locate: Locator) -> Config:
+    from dractl.api.releases import normalize_release, parse_feature_gates
+
+    root = path.resolve().parent
+    config = Config(path=path, root=root)
+
+    def checked(where: Sequence[Any], func: Any, *args: Any, key: bool = False) -> Any:
+        try:
+            return func(*args)
+        except UsageError as exc:
+            raise UsageError(f"{locate(where, key)}: {exc}") from None
+
+    if "kubernetes-version" in data:
+        config.kubernetes_version = checked(
+            ["kubernetes-version"], normalize_release, str(data["kubernetes-version"])
+        )
+    gates = data.get("feature-gates")
+    if isinstance(gates, str):
+        config.feature_gates = checked(["feature-gates"], parse_feature_gates, gates)
+    elif isinstance(gates, dict):
+        for gate, value in gates.items():
+            spec = f"{gate}={'true' if value else 'false'}"
+            config.feature_gates.update(
+                checked(["feature-gates", gate], parse_feature_gates, spec, key=True)
+            )
+    if "select" in data:
+        config.select = _codes(data["select"], ["select"], locate)
+    config.ignore = _codes(data.get("ignore", []), ["ignore"], locate)
+    for code, level in data.get("severity", {}).items():
+        _codes([code], ["severity", code], locate, key=True)
+        config.severity[code.upper()] = Severity(level)
+    config.exclude = tuple(PathPattern(p, root) for p in data.get("exclude", []))
+    config.per_file_ignores = tuple(
+        (PathPattern(pattern, root), _codes(codes, ["per-file-ignores", pattern], locate))
+        for pattern, codes in data.get("per-file-ignores", {}).items()
+    )
+    config.strict = data.get("strict")
+    config.require_classes = data.get("require-classes")
+    config.cel_engine = data.get("cel-engine")
+    return config
+
+
+def _codes(
+    codes: Sequence[str], where: list[Any], locate: Locator, *, key: bool = False
+) -> tuple[str, ...]:
+    from dractl.lint.registry import all_rules
+
+    known = [r.id for r in all_rules()]
+    out = []
+    for i, code in enumerate(codes):
+        upper = code.upper()
+        if not any(rule_id.startswith(upper) for rule_id in known):
+            at = locate(where, True) if key else locate([*where, i])
+            raise UsageError(f"{at}: unknown rule {code!r}: no rule ID starts with it")
+        out.append(upper)
+    return tuple(out)
+
+
+# --- merging with the command line ----------------------------------------------------------
+
+
+def severity_overrides(by_prefix: Mapping[str, Severity]) -> dict[str, Severity]:
+    """Expand ID-or-prefix overrides to rule IDs; the longest matching prefix wins."""
+    from dractl.lint.registry import all_rules
+
+    out: dict[str, Severity] = {}
+    for rule_ in all_rules():
+        matching = [p for p in by_prefix if rule_.id.startswith(p)]
+        if matching:
+            out[rule_.id] = by_prefix[max(matching, key=len)]
+    return out
+
+
+def validate_codes(codes: Sequence[str], option: str) -> tuple[str, ...]:
+    """Command-line rule IDs or prefixes, upper-cased; an unknown one is a usage error."""
+    from dractl.lint.registry import all_rules
+
+    known = [r.id for r in all_rules()]
+    out = []
+    for code in codes:
+        upper = code.strip().upper()
+        if not re.fullmatch(r"DRA\d{0,3}", upper) or not any(k.startswith(upper) for k in known):
+            raise UsageError(f"{option}: unknown rule {code!r}; see `dractl rules`")
+        out.append(upper)
+    return tuple(out)
+
+
+def build_settings(
+    config: Config,
+    *,
+    kubernetes_version: str | None = None,
+    feature_gates: str | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    require_classes: bool | None = None,
+    cel_engine: str | None = None,
+) -> Settings:
+    """Lint settings: the command line wins over the configuration, which wins over defaults.
+
+    ``--select`` replaces the configuration's ``select`` and ``ignore`` (the command line then
+    says exactly which rules run); ``--ignore`` adds to the configuration's ``ignore``.
+    Feature gates are merged gate by gate.
+    """
+    from dractl.api.releases import DEFAULT_RELEASE, Features, normalize_release
+    from dractl.api.releases import parse_feature_gates as parse_gates
+    from dractl.lint.engine import Settings
+
+    release = normalize_release(kubernetes_version or config.kubernetes_version or DEFAULT_RELEASE)
+    if config.feature_gates:
+        try:
+            Features(release, config.feature_gates)
+        except UsageError as exc:
+            raise UsageError(f"{config.path}: feature-gates: {exc}") from None
+    gates = {**config.feature_gates, **parse_gates(feature_gates)}
+    cli_select = validate_codes(select, "--select")
+    cli_ignore = validate_codes(ignore, "--ignore")
+    if cli_select:
+        chosen_select, chosen_ignore = cli_select, cli_ignore
+    else:
+        chosen_select = config.select or ()
+        chosen_ignore = config.ignore + cli_ignore
+    return Settings(
+        features=Features(release, gates),
+        select=chosen_select,
+        ignore=chosen_ignore,
+        severity_overrides=severity_overrides(config.severity),
+        require_classes=bool(require_classes or config.require_classes),
+        cel_engine=cel_engine or config.cel_engine,
+        per_file_ignores=config.per_file_ignores,
+    )
