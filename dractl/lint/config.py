@@ -176,34 +176,53 @@ Locator = Any  # (path inside the data, key: bool) -> "file:line:col"
 
 
 def _read_yaml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
-    from dractl.api.model import plain
-    from dractl.load import load_text
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError
 
-    loaded = load_text(text, str(path))
-    for diagnostic in loaded.diagnostics:
-        if diagnostic.rule in ("DRA001", "DRA002", "DRA005"):
-            raise UsageError(f"{diagnostic.position or path}: {diagnostic.message}")
-    documents = [d for d in loaded.files[0].documents if d.raw is not None]
+    from dractl.api.model import plain
+
+    yaml = YAML(typ="rt")
+    try:
+        documents = [d for d in yaml.load_all(text) if d is not None]
+    except DuplicateKeyError as exc:
+        key = re.search(r'found duplicate key "(.*?)"', str(exc))
+        raise UsageError(
+            f"{_mark(path, exc)}: duplicate key \"{key.group(1) if key else '?'}\""
+        ) from None
+    except MarkedYAMLError as exc:
+        detail = " ".join(str(exc.problem or exc).split())
+        raise UsageError(f"{_mark(path, exc)}: YAML syntax error: {detail}") from None
     if len(documents) > 1:
-        raise UsageError(f"{path}:{documents[1].start_line + 1}:1: expected one YAML document")
+        raise UsageError(f"{path}: expected one YAML document, found {len(documents)}")
     if not documents:
         return {}, lambda where, key=False: f"{path}:1:1"
-    document = documents[0]
-    data = plain(document.raw)
-    if not isinstance(data, dict):
-        raise UsageError(f"{document.position(())}: the configuration must be a mapping")
+    root = documents[0]
+    if not isinstance(root, dict):
+        raise UsageError(f"{path}:1:1: the configuration must be a mapping")
+    data = plain(root)
 
     def locate(where: Sequence[Any], key: bool = False) -> str:
+        from dractl.load.documents import child, locate as locate_in
+
         if key and where:
-            parent = document.node(where[:-1])
+            parent: Any = root
+            for part in where[:-1]:
+                parent = child(parent, part)
             try:
                 line, col = parent.lc.key(where[-1])
-                return f"{path}:{document.start_line + line + 1}:{col + 1}"
+                return f"{path}:{line + 1}:{col + 1}"
             except (AttributeError, KeyError, TypeError):
                 pass
-        return str(document.position(where))
+        line, col = locate_in(root, where)
+        return f"{path}:{line + 1}:{col + 1}"
 
     return data, locate
+
+
+def _mark(path: Path, exc: Any) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
 
 
 def _read_toml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:

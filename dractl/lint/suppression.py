@@ -166,8 +166,8 @@ def directives(loaded: LoadResult, known: Iterable[str]) -> ParsedDirectives:
     known_ids = tuple(known)
     out = ParsedDirectives()
     for source in loaded.files:
-        if source.format == "json" or MARKER not in source.text.lower():
-            continue
+        if source.format == "json" or not source.kubernetes or MARKER not in source.text.lower():
+            continue  # no comments in JSON; other YAML (not Kubernetes) is never reported on
         total_lines = max(len(source.text.splitlines()), 1)
         regions = [(d.start_line, d.text) for d in source.documents] or [(0, source.text)]
         for start, text in regions:

@@ -192,7 +192,7 @@ def test_cli_uses_config_and_excludes(tmp_path: Path, run_dractl) -> None:
     )
     for folder in ("skipped", "quiet", "loud"):
         (tmp_path / folder).mkdir()
-        (tmp_path / folder / "x.yaml").write_text("foo: bar\n")
+        (tmp_path / folder / "x.yaml").write_text("metadata: {name: x}\n")
     out = run_dractl("lint", ".", cwd=tmp_path)
     assert out.returncode == 1, out.stderr
     assert out.stdout.startswith("./loud/x.yaml:1:1: error DRA004")

@@ -8,7 +8,8 @@ from dractl.diagnostics import Diagnostic, Position, Severity
 from dractl.lint.config import PathPattern
 from dractl.lint.engine import Settings
 from dractl.lint.suppression import apply_suppressions, comments
-from dractl.load import load_text
+from dractl.load import LoadResult, load_text
+from dractl.load.documents import Document, SourceFile, split_documents
 
 PATH = "manifest.yaml"
 
@@ -17,10 +18,19 @@ def _diag(rule: str, line: int, column: int = 3) -> Diagnostic:
     return Diagnostic(rule, Severity.ERROR, f"{rule} fired", Position(PATH, line, column))
 
 
+def _split(text: str) -> LoadResult:
+    """A file split into documents as the loader splits it (parsing is not needed here)."""
+    source = SourceFile(PATH, text, "yaml")
+    source.documents = [
+        Document(source, i, chunk, start) for i, (start, chunk) in enumerate(split_documents(text))
+    ]
+    return LoadResult(files=[source])
+
+
 def _run(
     text: str, found: list[tuple[str, int]], settings: Settings | None = None
 ) -> list[tuple[str, int]]:
-    loaded = load_text(text, PATH)
+    loaded = _split(text)
     kept = apply_suppressions(
         [_diag(rule, line) for rule, line in found], loaded, settings or Settings()
     )
@@ -151,14 +161,14 @@ def test_per_file_ignores_apply_first() -> None:
 
 
 def test_meta_rules_follow_severity_overrides_and_select() -> None:
-    loaded = load_text("a: 1  # dractl: ignore[DRA001]\n", PATH)
+    loaded = _split("a: 1  # dractl: ignore[DRA001]\n")
     kept = apply_suppressions([], loaded, Settings(severity_overrides={"DRA901": Severity.ERROR}))
     assert [(d.rule, d.severity) for d in kept] == [("DRA901", Severity.ERROR)]
     assert apply_suppressions([], loaded, Settings(ignore=("DRA9",))) == []
 
 
 def test_unused_message_names_code_and_place() -> None:
-    loaded = load_text("# dractl: ignore[DRA004]\na: 1\n", PATH)
+    loaded = _split("# dractl: ignore[DRA004]\na: 1\n")
     (meta,) = apply_suppressions([], loaded, Settings())
     assert meta.message == "unused suppression: no DRA004 diagnostic on the next line to suppress"
     assert meta.position == Position(PATH, 1, 1)
@@ -210,8 +220,13 @@ def test_comments_skip_block_scalars_and_multiline_quotes() -> None:
     ]
 
 
+def test_other_yaml_is_not_reported_on() -> None:
+    loaded = load_text("steps:\n- run: x  # dractl: ignore[DRA004]\n", "workflow.yaml")
+    assert apply_suppressions([], loaded, Settings()) == []
+
+
 def test_lint_end_to_end(run_dractl) -> None:
-    manifest = "foo: bar  # dractl: ignore[DRA004]\n---\nfoo: baz\n"
+    manifest = "metadata: {}  # dractl: ignore[DRA004]\n---\nmetadata: {}\n"
     out = run_dractl("lint", "--no-config", "-", stdin=manifest)
     assert out.returncode == 1
     assert "<stdin>:1:" not in out.stdout

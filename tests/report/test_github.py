@@ -54,7 +54,7 @@ COMMAND_RE = re.compile(
 
 def test_real_output(run_dractl) -> None:
     out = run_dractl(
-        "lint", "--no-config", "-f", "github", "-", stdin="kind: [\n---\nfoo: 1  # dractl: nope\n"
+        "lint", "--no-config", "-f", "github", "-", stdin="kind: [\n---\nmetadata: {}  # dractl: nope\n"
     )
     assert out.returncode == 2
     lines = out.stdout.splitlines()

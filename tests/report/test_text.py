@@ -123,7 +123,7 @@ def test_token_width(line: str, column: int, width: int) -> None:
 
 
 def test_no_color_env_and_color_flag(run_dractl) -> None:
-    bad = "foo: bar\n"
+    bad = "metadata: {name: x}\n"
     plain = run_dractl("lint", "--no-config", "-", stdin=bad)
     assert "\x1b[" not in plain.stdout  # not a terminal
     forced = run_dractl("lint", "--no-config", "--color", "always", "-", stdin=bad)
