@@ -203,7 +203,8 @@ def _read_yaml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
     data = plain(root)
 
     def locate(where: Sequence[Any], key: bool = False) -> str:
-        from dractl.load.documents import child, locate as locate_in
+        from dractl.load.documents import child
+        from dractl.load.documents import locate as locate_in
 
         if key and where:
             parent: Any = root
