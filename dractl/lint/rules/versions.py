@@ -71,7 +71,15 @@ def api_version_deprecated(obj: ApiObject, ctx: LintContext) -> Iterator[Finding
         return
     message = deprecation_warning(obj.version, obj.kind)
     assert message is not None
-    yield _at_api_version(obj, message, CONVERT_HINT)
+    hint = CONVERT_HINT
+    if status.serving is Serving.OPT_IN:
+        # DRA401 stays quiet for deprecated versions: one finding per apiVersion line is enough.
+        api_version = f"{API_GROUP}/{obj.version}"
+        hint = (
+            f"a default Kubernetes {ctx.features.release} apiserver does not serve it either "
+            f"(it needs --runtime-config={api_version}=true); {CONVERT_HINT}"
+        )
+    yield _at_api_version(obj, message, hint)
 
 
 @rule("DRA401", "api-version-not-served-by-default", Severity.WARNING)
@@ -105,7 +113,7 @@ def api_version_not_served_by_default(obj: ApiObject, ctx: LintContext) -> Itera
     API version for DRA is now the stable v1 version").
     """
     status = _status(obj, ctx)
-    if status is None or status.serving is not Serving.OPT_IN:
+    if status is None or status.serving is not Serving.OPT_IN or status.deprecated:
         return
     api_version = f"{API_GROUP}/{obj.version}"
     message = (
