@@ -16,4 +16,5 @@ from dractl.lint.rules import (
     schema,  # noqa: F401
     slices,  # noqa: F401  (DRA32x)
     versions,  # noqa: F401
+    yaml11,  # noqa: F401  (DRA51x)
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -13,7 +14,9 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """``; did you mean "x"?`` for a candidate that is a likely typo of ``name``, else nothing.
 
     Likely typo: at most one edit (insertion, deletion, substitution or swap of neighbours) per
-    six characters, at most three.
+    six characters, at most three; and where both names have the same parts (between `.`, `-`
+    and `/`), the parts that differ are long enough for the edit to be a slip rather than
+    another word (`gpu.exmaple.com` is a typo of `gpu.example.com`, `cpu.example.com` is not).
     """
     limit = max(1, min(3, len(name) // 6))
     best: tuple[int, str] | None = None
@@ -21,9 +24,24 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
         if candidate == name or abs(len(candidate) - len(name)) > limit:
             continue
         distance = edit_distance(name, candidate)
-        if distance <= limit and (best is None or distance < best[0]):
+        if distance > limit or not _parts_close(name, candidate):
+            continue
+        if best is None or distance < best[0]:
             best = (distance, candidate)
     return f'; did you mean "{best[1]}"?' if best else ""
+
+
+_PARTS_RE = re.compile(r"[.\-/]")
+
+
+def _parts_close(a: str, b: str) -> bool:
+    parts_a, parts_b = _PARTS_RE.split(a), _PARTS_RE.split(b)
+    if len(parts_a) != len(parts_b):
+        return True
+    for x, y in zip(parts_a, parts_b, strict=True):
+        if x != y and edit_distance(x, y) > max(len(x), len(y)) // 4:
+            return False
+    return True
 
 
 def edit_distance(a: str, b: str) -> int:

@@ -24,14 +24,14 @@ def identity(obj: ApiObject) -> tuple[str, str, str, str] | None:
 
 @rule("DRA330", "duplicate-object", Severity.ERROR, scope="set")
 def duplicate_object(ctx: LintContext) -> Iterator[Finding]:
-    """The inputs define the same object (kind, namespace, name) twice.
+    """A file defines the same object (kind, namespace, name) twice.
 
     Why:
-    `kubectl apply` sends both; the second silently replaces the first, so one of the two
+    `kubectl apply -f` sends both; the second silently replaces the first, so one of the two
     definitions never takes effect (and `kubectl create` fails with "already exists"). Versions
     do not matter: a `v1beta1` and a `v1` DeviceClass of the same name are one object. Objects
-    without a namespace count as being in `default`. `--context` files are not compared: a
-    cluster dump is expected to contain the objects being linted.
+    without a namespace count as being in `default`. The same object in two different files
+    is DRA331.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -66,20 +66,104 @@ def duplicate_object(ctx: LintContext) -> Iterator[Finding]:
           selectors:
           - cel: {expression: device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "A100"}
     """
-    first: dict[tuple[str, str, str, str], ApiObject] = {}
+    first: dict[tuple[str, tuple[str, str, str, str]], ApiObject] = {}
     for obj in ctx.workspace.checked:
-        key = identity(obj)
-        if key is None:
+        ident = identity(obj)
+        if ident is None:
             continue
-        earlier = first.get(key)
-        if earlier is None:
-            first[key] = obj
-            continue
-        _group, kind, namespace, name = key
-        what = f'{kind} "{namespace}/{name}"' if namespace else f'{kind} "{name}"'
-        yield Finding(
-            f"{what} is defined twice (first at {where(earlier)}): `kubectl apply` keeps only "
-            "the last definition",
-            ("metadata", "name"),
-            obj=obj,
-        )
+        earlier = first.setdefault((obj.file, ident), obj)
+        if earlier is not obj:
+            yield Finding(
+                f"{_what(obj)} is defined twice in this file (first at line "
+                f"{earlier.position(('metadata', 'name')).line}): `kubectl apply` keeps only "
+                "the last definition",
+                ("metadata", "name"),
+                obj=obj,
+            )
+
+
+@rule("DRA331", "conflicting-object-across-files", Severity.WARNING, scope="set")
+def conflicting_object_across_files(ctx: LintContext) -> Iterator[Finding]:
+    """Two files define the same object (kind, namespace, name) differently.
+
+    Why:
+    Applied together, the file applied last wins and the other definition is silently lost. In a
+    folder of independent examples, each meant to be applied on its own, that is expected;
+    in the manifests of one deployment it is a mistake. Identical definitions (a Namespace
+    that several files create) are not reported, nor are objects that are also in the
+    `--context` files (a cluster dump is expected to hold what is being linted).
+
+    Bad:
+        # claims/gpu.yaml
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: shared-gpu
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com}
+        ---
+        # claims/gpu-large.yaml
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: shared-gpu
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: 2}
+    Good:
+        # claims/gpu-large.yaml
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: shared-gpus
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: 2}
+    """
+    for obj, earlier in _duplicates(ctx):
+        if obj.file != earlier.file and _content(obj) != _content(earlier):
+            yield Finding(
+                f"{_what(obj)} is also defined, differently, at {where(earlier)}: applied "
+                "together, only the definition applied last takes effect",
+                ("metadata", "name"),
+                obj=obj,
+            )
+
+
+def _what(obj: ApiObject) -> str:
+    namespace = obj.effective_namespace
+    return f'{obj.kind} "{namespace}/{obj.name}"' if namespace else f'{obj.kind} "{obj.name}"'
+
+
+def _content(obj: ApiObject) -> object:
+    """What the object says, whatever version it is written in."""
+    data = {k: v for k, v in obj.data.items() if k != "apiVersion"}
+    metadata = dict(obj.metadata)
+    metadata.setdefault("namespace", obj.effective_namespace)
+    data["metadata"] = metadata
+    return data
+
+
+def _duplicates(ctx: LintContext) -> list[tuple[ApiObject, ApiObject]]:
+    """``(object, the first object with the same identity)`` for every repeated object."""
+    key = "duplicates.pairs"
+    if key not in ctx.cache:
+        first: dict[tuple[str, str, str, str], ApiObject] = {}
+        pairs = []
+        for obj in ctx.workspace.checked:
+            ident = identity(obj)
+            if ident is None:
+                continue
+            earlier = first.setdefault(ident, obj)
+            if earlier is not obj:
+                pairs.append((obj, earlier))
+        ctx.cache[key] = pairs
+    result: list[tuple[ApiObject, ApiObject]] = ctx.cache[key]
+    return result

@@ -26,6 +26,7 @@ from typing import Any
 
 from dractl.api.model import ApiObject
 from dractl.api.paths import format_path
+from dractl.api.versions import GROUP
 from dractl.api.workspace import PodSpec
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
@@ -42,10 +43,13 @@ def unknown_device_class(ctx: LintContext) -> Iterator[Finding]:
 
     Why:
     The scheduler cannot allocate a request whose DeviceClass does not exist: the Pod stays
-    Pending with "device class ... does not exist". The apiserver accepts the claim, so nothing
-    fails at apply time. dractl checks this only when the inputs (or the `--context` files)
-    contain DeviceClasses, since classes are usually installed by the driver's chart; with
-    `--require-classes` a missing class is always reported, as an error.
+    Pending ("device class ... does not exist"). The apiserver accepts the claim, so nothing
+    fails at apply time. Classes are usually installed by their driver's Helm chart, so dractl
+    only looks when the inputs (or the `--context` files) contain DeviceClasses: a name that is
+    a likely typo of one of them is a warning; any other missing name is information (the class
+    may well be installed with its driver). With `--require-classes` the inputs are taken as
+    complete and every missing class is an error; pass the cluster's classes with
+    `--context` (`kubectl get deviceclasses -o yaml`).
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -84,10 +88,11 @@ def unknown_device_class(ctx: LintContext) -> Iterator[Finding]:
     retrieve device class %s".
     """
     ws = ctx.workspace
-    classes = ws.device_classes
+    classes = present(ctx, "DeviceClass")
     strict = ctx.settings.require_classes
     if not classes and not strict:
         return
+    source = "the inputs" if not ws.context else "the inputs or the --context files"
     for kind in CLAIM_KINDS:
         for obj in ws.kind(kind):
             if ws.is_context(obj):
@@ -96,21 +101,47 @@ def unknown_device_class(ctx: LintContext) -> Iterator[Finding]:
                 name = request.device_class
                 if name is None or name in classes:
                     continue
-                source = "the inputs" if not ws.context else "the inputs or the --context files"
-                message = (
-                    f'request "{request.label}" names DeviceClass "{name}", which is not among '
-                    f"{source}: the scheduler cannot allocate it" + did_you_mean(name, classes)
-                )
+                typo = did_you_mean(name, classes)
+                if strict:
+                    severity, consequence = Severity.ERROR, ": the scheduler cannot allocate it"
+                elif typo:
+                    severity, consequence = Severity.WARNING, typo
+                else:
+                    severity = Severity.INFO
+                    consequence = ": it must be installed in the cluster (e.g. by its driver)"
                 yield Finding(
-                    message,
+                    f'request "{request.label}" names DeviceClass "{name}", which is not among '
+                    f"{source}{consequence}",
                     (*request.path, "deviceClassName"),
                     obj=obj,
-                    severity=Severity.ERROR if strict else None,
-                    hint=None
-                    if classes
-                    else "pass the cluster's DeviceClasses with --context "
-                    "(kubectl get deviceclasses -o yaml)",
+                    severity=severity,
                 )
+
+
+def present(ctx: LintContext, kind: str) -> dict[str, ApiObject]:
+    """Objects of a resource.k8s.io kind by qualified name, in any version (old alphas too).
+
+    Existence is all a reference needs, and manifests for older clusters still define their
+    claims and templates in `v1alpha2` or `v1alpha3`. ResourceClaimTemplates that a controller
+    creates from another object count as present: NVIDIA's ComputeDomain creates the one named
+    in `spec.channel.resourceClaimTemplate.name`, in its own namespace.
+    """
+    key = ("references.present", kind)
+    if key not in ctx.cache:
+        ws = ctx.workspace
+        found = {
+            o.qualified_name: o
+            for o in ws.by_kind.get(kind, [])
+            if o.group == GROUP and o.name is not None
+        }
+        if kind == "ResourceClaimTemplate":
+            for domain in ws.by_kind.get("ComputeDomain", []):
+                name = domain.get(("spec", "channel", "resourceClaimTemplate", "name"))
+                if isinstance(name, str) and name:
+                    found.setdefault(f"{domain.namespace or 'default'}/{name}", domain)
+        ctx.cache[key] = found
+    result: dict[str, ApiObject] = ctx.cache[key]
+    return result
 
 
 def pod_claims(spec: PodSpec) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
@@ -134,23 +165,25 @@ def claim_path(spec: PodSpec, index: int, entry: dict[str, Any], key: str) -> tu
 
 def resolve_claim(ctx: LintContext, spec: PodSpec, source: dict[str, Any]) -> ApiObject | None:
     """The ResourceClaim or ResourceClaimTemplate a pod claim entry names, if in the set."""
-    ws = ctx.workspace
     ns = spec.obj.effective_namespace
     template = source.get("resourceClaimTemplateName")
     if isinstance(template, str):
-        return ws.claim_templates.get(f"{ns}/{template}")
+        return present(ctx, "ResourceClaimTemplate").get(f"{ns}/{template}")
     claim = source.get("resourceClaimName")
     if isinstance(claim, str):
-        return ws.claims.get(f"{ns}/{claim}")
+        return present(ctx, "ResourceClaim").get(f"{ns}/{claim}")
     return None
 
 
-def _missing(
-    ctx: LintContext, kind: str, key: str, index: dict[str, ApiObject]
-) -> Iterator[Finding]:
+def _missing(ctx: LintContext, kind: str, key: str) -> Iterator[Finding]:
     ws = ctx.workspace
-    if not ws.kind(kind):
+    index = present(ctx, kind)
+    if not index:
         return
+    namespaces: dict[str, list[str]] = {}
+    for qualified in index:
+        ns, _, name = qualified.rpartition("/")
+        namespaces.setdefault(name, []).append(ns)
     for spec in ws.pod_specs:
         if ws.is_context(spec.obj):
             continue
@@ -159,12 +192,14 @@ def _missing(
             name = source.get(key)
             if not isinstance(name, str) or not name or f"{ns}/{name}" in index:
                 continue
-            elsewhere = sorted(o.effective_namespace or "" for o in ws.kind(kind) if o.name == name)
-            in_ns = [o.name for o in ws.kind(kind) if o.effective_namespace == ns and o.name]
             message = f'{kind} "{name}" does not exist in namespace "{ns}"'
+            elsewhere = sorted(namespaces.get(name, []))
             if elsewhere:
-                message += f" (there is one in namespace {', '.join(map(repr, elsewhere))})"
+                shown = ", ".join(f'"{n}"' for n in elsewhere[:3])
+                more = f" and {len(elsewhere) - 3} more" if len(elsewhere) > 3 else ""
+                message += f" (there is one in namespace {shown}{more})"
             else:
+                in_ns = [q.rpartition("/")[2] for q in index if q.rpartition("/")[0] == ns]
                 message += did_you_mean(name, in_ns)
             message += ": the Pod can never start"
             yield Finding(message, claim_path(spec, i, entry, key), obj=spec.obj)
@@ -222,12 +257,7 @@ def unknown_claim_template(ctx: LintContext) -> Iterator[Finding]:
           - name: gpu
             resourceClaimTemplateName: single-gpu
     """
-    yield from _missing(
-        ctx,
-        "ResourceClaimTemplate",
-        "resourceClaimTemplateName",
-        ctx.workspace.claim_templates,
-    )
+    yield from _missing(ctx, "ResourceClaimTemplate", "resourceClaimTemplateName")
 
 
 @rule("DRA303", "unknown-resource-claim", Severity.ERROR, scope="set")
@@ -278,7 +308,7 @@ def unknown_resource_claim(ctx: LintContext) -> Iterator[Finding]:
           - name: gpu
             resourceClaimName: shared-gpu
     """
-    yield from _missing(ctx, "ResourceClaim", "resourceClaimName", ctx.workspace.claims)
+    yield from _missing(ctx, "ResourceClaim", "resourceClaimName")
 
 
 CONTAINER_LISTS = ("initContainers", "containers")
@@ -430,7 +460,7 @@ def unknown_claim_request(ctx: LintContext) -> Iterator[Finding]:
         targets: dict[str, ApiObject] = {}
         for _, entry, source in pod_claims(spec):
             target = resolve_claim(ctx, spec, source)
-            if target is not None and isinstance(entry.get("name"), str):
+            if target is not None and target.dra and isinstance(entry.get("name"), str):
                 targets[entry["name"]] = target
         for path, entry in container_claims(spec):
             name, request = entry.get("name"), entry.get("request")

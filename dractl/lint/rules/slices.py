@@ -3,8 +3,9 @@
 A pool is every ResourceSlice with the same `spec.driver` and `spec.pool.name`. The scheduler
 only uses the slices of the newest `pool.generation`; older ones are stale and ignored here too.
 Counter sets: Kubernetes 1.34 keeps `sharedCounters` in the slice of the devices that consume
-them; from 1.35 on a slice holds either `sharedCounters` or `devices`, and devices consume the
-counter sets of any slice of their pool.
+them (and the apiserver checks the references); from 1.35 on a slice holds either
+`sharedCounters` or `devices`, and devices consume the counter sets of any slice of their pool,
+which only the scheduler checks.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dractl.api.paths import Key
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
-from dractl.lint.rules._common import key_position, where
+from dractl.lint.rules._common import did_you_mean, key_position, where
 
 
 @dataclass
@@ -41,8 +42,18 @@ def current_pools(ctx: LintContext) -> list[Pool]:
     """Every pool with the slices of its newest generation (computed once per run)."""
     key = "slices.current_pools"
     if key not in ctx.cache:
+        ws = ctx.workspace
+        # One slice per name, as the cluster would hold it: a linted slice replaces the
+        # --context copy of itself, and of two linted copies the last one applied wins.
+        winners: dict[str, ApiObject] = {}
+        for obj in sorted(ws.slices, key=lambda o: not ws.is_context(o)):  # stable: context first
+            winners[obj.name or f"#{id(obj)}"] = obj
+        kept = {id(o) for o in winners.values()}
         pools = []
-        for (driver, name), slices in ctx.workspace.pools.items():
+        for (driver, name), all_slices in ws.pools.items():
+            slices = [s for s in all_slices if id(s) in kept]
+            if not slices:
+                continue
             generation = max(_int(s.get(("spec", "pool", "generation"))) or 0 for s in slices)
             newest = [
                 s
@@ -178,15 +189,15 @@ def pool_incomplete(ctx: LintContext) -> Iterator[Finding]:
             continue  # missing counts are schema errors, disagreeing ones DRA320
         (declared,) = counts
         have = len(pool.slices)
-        if have == declared:
-            continue
+        if have == declared or declared is None or declared < 1:
+            continue  # a count below 1 is the apiserver's to reject
         obj = _first_checked(ctx, pool.slices)
         if obj is None:
             continue
         if have < declared:
             detail = f"the inputs hold only {have} of its {declared} slices"
         else:
-            detail = f"the inputs hold {have} slices but resourceSliceCount is {declared}"
+            detail = f"the inputs hold {have} slices, but resourceSliceCount is {declared}"
         yield Finding(
             f'pool "{pool.id}" generation {pool.generation} is incomplete: {detail}; the '
             "scheduler treats it as being updated (allocationMode All fails, and newer "
@@ -266,10 +277,13 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
 
     Why:
     Partitionable devices draw on shared counters (`consumesCounters` naming a `sharedCounters`
-    set). The scheduler marks a pool whose devices name an unknown counter set or counter
-    invalid ("counter set X not found") and allocates none of its devices. In Kubernetes 1.34
-    the set must be in the device's own slice; from 1.35 on, counter sets live in slices of
-    their own and any slice of the pool may define them (each set name only once).
+    set). From Kubernetes 1.35 on, counter sets live in slices of their own and devices consume
+    the sets of any slice of their pool, so the apiserver cannot check the reference: the
+    scheduler marks a pool whose devices name an unknown counter set or counter, or that
+    defines a set twice, invalid ("counter set X not found") and allocates none of its
+    devices. (In Kubernetes 1.34 a device consumes counters of its own slice only, and the
+    apiserver checks that itself: DRA132. Without the DRAPartitionableDevices gate the fields
+    are dropped: DRA410.)
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -318,7 +332,8 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
     kubernetes/dynamic-resource-allocation structured/internal: getAndValidateCounterSets,
     validateDeviceCounterConsumption.
     """
-    per_slice = ctx.features.release == "1.34"
+    if ctx.features.release == "1.34" or not ctx.features.enabled("DRAPartitionableDevices"):
+        return
     for pool in current_pools(ctx):
         pool_sets: dict[str, tuple[ApiObject, dict[str, Any]]] = {}
         for obj in pool.slices:
@@ -326,7 +341,7 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
                 other = pool_sets.get(name)
                 if other is None:
                     pool_sets[name] = (obj, counters)
-                elif other[0] is not obj and not per_slice:
+                elif other[0] is not obj:  # twice in one slice is the apiserver's to reject
                     yield Finding(
                         f'counter set "{name}" is also defined by slice "{other[0].name}" '
                         f'({where(other[0])}) of pool "{pool.id}": the scheduler marks the pool '
@@ -335,17 +350,13 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
                         obj=obj,
                     )
         for obj in pool.slices:
-            own = {name: counters for _, name, counters in _counter_sets(obj)}
             for j, device in _devices(obj):
                 consumptions = device.get("consumesCounters")
                 if not isinstance(consumptions, list):
                     continue
                 for c, consumption in enumerate(consumptions):
-                    if not isinstance(consumption, dict):
-                        continue
-                    yield from _check_consumption(
-                        obj, pool, (j, c), consumption, own, pool_sets, per_slice
-                    )
+                    if isinstance(consumption, dict):
+                        yield from _check_consumption(obj, pool, (j, c), consumption, pool_sets)
 
 
 def _check_consumption(
@@ -353,39 +364,23 @@ def _check_consumption(
     pool: Pool,
     at: tuple[int, int],
     consumption: dict[str, Any],
-    own: dict[str, dict[str, Any]],
     pool_sets: dict[str, tuple[ApiObject, dict[str, Any]]],
-    per_slice: bool,
 ) -> Iterator[Finding]:
     path = ("spec", "devices", at[0], "consumesCounters", at[1])
     set_name = consumption.get("counterSet")
     if not isinstance(set_name, str) or not set_name:
         return
-    if per_slice:
-        counters = own.get(set_name)
-        if counters is None:
-            elsewhere = pool_sets.get(set_name)
-            if elsewhere is not None:
-                message = (
-                    f'counter set "{set_name}" is defined in slice "{elsewhere[0].name}" '
-                    f"({where(elsewhere[0])}), but in Kubernetes 1.34 a device can only "
-                    "consume counters of its own slice (that layout needs 1.35 or later)"
-                )
-            else:
-                message = f'no slice of pool "{pool.id}" defines counter set "{set_name}"'
-            yield Finding(message, (*path, "counterSet"), obj=obj)
-            return
-    else:
-        found = pool_sets.get(set_name)
-        if found is None:
-            yield Finding(
-                f'no slice of pool "{pool.id}" defines counter set "{set_name}": the scheduler '
-                "marks the pool invalid and allocates none of its devices",
-                (*path, "counterSet"),
-                obj=obj,
-            )
-            return
-        counters = found[1]
+    found = pool_sets.get(set_name)
+    if found is None:
+        yield Finding(
+            f'no slice of pool "{pool.id}" defines counter set "{set_name}": the scheduler '
+            "marks the pool invalid and allocates none of its devices"
+            + did_you_mean(set_name, pool_sets),
+            (*path, "counterSet"),
+            obj=obj,
+        )
+        return
+    counters = found[1]
     consumed = consumption.get("counters")
     if not isinstance(consumed, dict):
         return
