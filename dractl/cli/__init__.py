@@ -28,6 +28,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("schema", "dractl.cli.schema", "schema"),
     ("explain", "dractl.cli.explain", "explain"),
     ("convert", "dractl.cli.convert", "convert"),
+    ("rules", "dractl.cli.rules", "rules"),
 ]
 
 

@@ -21,6 +21,7 @@ FAMILIES: dict[str, str] = {
     "DRA2": "CEL selectors",
     "DRA3": "Cross-object",
     "DRA4": "Releases, feature gates and API versions",
+    "DRA5": "Best practice",
     "DRA9": "Suppression comments",
 }
 

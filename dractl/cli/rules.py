@@ -1,0 +1,94 @@
+"""``dractl rules``: list the lint rules, or print one rule's documentation."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from dractl.cli.options import Color, ColorOption, use_color
+
+if TYPE_CHECKING:
+    from dractl.lint.registry import Rule
+
+EPILOG = """
+[b]Examples[/b]
+
+  dractl rules                  every rule: ID, name, severity, summary
+  dractl rules DRA2             the CEL rules (an ID prefix)
+  dractl rules DRA101           one rule's documentation (also: dractl rules invalid-name)
+  dractl rules --format json    the list as JSON
+
+Exit codes: 0 printed, 2 no rule has that ID, prefix or name.
+"""
+
+
+def rules(
+    rule: Annotated[
+        str | None,
+        typer.Argument(help="A rule ID (DRA101), ID prefix (DRA1) or rule name.", show_default=False),
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="Output format: text or json.")
+    ] = "text",
+    color: ColorOption = Color.auto,
+) -> None:
+    """List the lint rules, or print the documentation of one rule."""
+    from dractl.errors import UsageError
+    from dractl.lint.docs import rule_markdown, rule_text
+    from dractl.lint.registry import all_rules
+
+    if format not in ("text", "json"):
+        raise typer.BadParameter(
+            f"unknown format {format!r}; choose text or json", param_hint="--format"
+        )
+    every = all_rules()
+    chosen = every
+    if rule is not None:
+        wanted = rule.strip()
+        exact = [r for r in every if r.id == wanted.upper() or r.name == wanted.lower()]
+        if exact:
+            (one,) = exact
+            if format == "json":
+                _json([_entry(one, with_doc=True)])
+            elif use_color(color):
+                from rich.console import Console
+                from rich.markdown import Markdown
+
+                Console().print(Markdown(rule_markdown(one, heading="#")))
+            else:
+                sys.stdout.write(rule_text(one))
+            return
+        chosen = [r for r in every if r.id.startswith(wanted.upper())]
+        if not chosen:
+            raise UsageError(f"no rule has the ID, prefix or name {rule!r}; see `dractl rules`")
+    if format == "json":
+        _json([_entry(r) for r in chosen])
+        return
+    width = max(len(r.name) for r in chosen)
+    for r in chosen:
+        sys.stdout.write(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+
+
+def _entry(rule: Rule, *, with_doc: bool = False) -> dict[str, object]:
+    from dractl.lint.docs import rule_url
+
+    entry: dict[str, object] = {
+        "id": rule.id,
+        "name": rule.name,
+        "severity": rule.severity.value,
+        "scope": rule.scope,
+        "kinds": sorted(rule.kinds) if rule.kinds else None,
+        "summary": rule.summary,
+        "url": rule_url(rule),
+    }
+    if with_doc:
+        entry["doc"] = rule.doc
+    return entry
+
+
+def _json(entries: list[dict[str, object]]) -> None:
+    json.dump(entries, sys.stdout, indent=2)
+    sys.stdout.write("\n")
