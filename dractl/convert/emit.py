@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+_DIRECTIVE = re.compile(r"\A%YAML 1\.1\n---\n")
 _MARKER_LINE = re.compile(r"^(?:---)(?:[ \t].*)?(?:\r\n|\n|\r|$)")
 
 
@@ -73,6 +74,9 @@ def emit_yaml(tree: Any, original: str, indentation: Indentation) -> str:
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
+    # Written as YAML 1.1 so that strings kubectl would read as something else (yes, on, 1:20)
+    # are quoted; the %YAML directive that comes with it is removed again.
+    yaml.version = (1, 1)
     yaml.width = 1 << 16
     yaml.preserve_quotes = True
     yaml.indent(
@@ -80,7 +84,7 @@ def emit_yaml(tree: Any, original: str, indentation: Indentation) -> str:
     )
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
-    text = buffer.getvalue()
+    text = _DIRECTIVE.sub("", buffer.getvalue(), count=1)
     marker = _MARKER_LINE.match(original)
     if marker:
         text = marker.group() + text

@@ -147,14 +147,24 @@ def _rewrite(document: Document, edits: list[Edit], options: Options) -> tuple[s
         from dractl.convert.emit import emit_json
 
         return _checked(emit_json(expected, document.text), expected, document), []
-    text = _edit_or_emit(
+    text, why = _edit_or_emit(
         document, document.text, document.raw, edits, apply_to_data(document.raw, edits)
     )
     if defaults:
         reread = _reread(text, document)
         default_edits = _default_edits(reread, expected)
-        text = _edit_or_emit(document, text, reread, default_edits, expected)
-    return text, _comment_warnings(document, text)
+        text, why_defaults = _edit_or_emit(document, text, reread, default_edits, expected)
+        why = why or why_defaults
+    messages = []
+    if why is not None:
+        messages.append(
+            Message(
+                Severity.NOTE,
+                document.position(()),
+                f"document written anew in the file's indentation ({why})",
+            )
+        )
+    return text, messages + _comment_warnings(document, text)
 
 
 def _refuse_merge_keys(document: Document, edits: list[Edit]) -> None:
@@ -191,21 +201,24 @@ def _comment_warnings(document: Document, text: str) -> list[Message]:
 
 def _edit_or_emit(
     document: Document, text: str, tree: Any, edits: list[Edit], expected: Any
-) -> str:
+) -> tuple[str, str | None]:
+    """The edited text, and why it had to be written anew (None when edited in place)."""
     from dractl.convert.emit import detect_indentation, emit_yaml
     from dractl.convert.textedit import Unsupported, edit_text
 
     if not edits:
-        return text
+        return text, None
     indentation = detect_indentation(tree)
     try:
         edited = edit_text(text, tree, edits, indent=indentation.mapping)
-        if _reads_as(edited, expected, document):
-            return edited
-    except Unsupported:
-        pass
+        quick = _same_after_edits(text, edited, edits)
+        if quick or (quick is None and _reads_as(edited, expected, document)):
+            return edited, None
+        why = "an in-place edit did not read back as the converted object"
+    except Unsupported as error:
+        why = str(error)
     emitted = emit_yaml(apply_to_tree(tree, edits), text, indentation)
-    return _checked(emitted, expected, document)
+    return _checked(emitted, expected, document), why
 
 
 def _edit_in_place(document: Document, edits: list[Edit]) -> str:
@@ -235,6 +248,23 @@ _UNREADABLE = object()
 def _reads_as(text: str, expected: Any, document: Document) -> bool:
     tree = _reread(text, document)
     return tree is not _UNREADABLE and apply_to_data(tree, []) == expected
+
+
+def _same_after_edits(before: str, after: str, edits: list[Edit]) -> bool | None:
+    """Whether ``after`` reads as ``before`` with ``edits`` applied, by libyaml (fast; the edits
+    move text but never rewrite a scalar, so any YAML 1.1 reader compares them fairly); None
+    when that cannot be decided here."""
+    try:
+        import yaml
+    except ImportError:
+        return None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        old = yaml.load(before, Loader=loader)
+        new = yaml.load(after, Loader=loader)
+        return apply_to_data(new, []) == apply_to_data(old, edits)
+    except (yaml.YAMLError, KeyError, IndexError, TypeError, ValueError):
+        return None
 
 
 def _checked(text: str, expected: Any, document: Document) -> str:
