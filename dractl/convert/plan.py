@@ -448,6 +448,8 @@ def _describe(value: object) -> str:
         return "a string"
     if isinstance(value, Sequence):
         return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
     return type(value).__name__
 
 

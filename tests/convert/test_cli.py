@@ -88,6 +88,12 @@ def test_reads_stdin(run_dractl) -> None:
     assert result.stdout == CLAIM_V1
 
 
+def test_in_place_with_stdin_prints_the_result(run_dractl) -> None:
+    result = run_dractl("convert", "-w", "-", stdin=CLAIM_V1BETA1)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == CLAIM_V1
+
+
 def test_to_v1beta1_goes_back(run_dractl) -> None:
     result = run_dractl("convert", "--to", "v1beta1", "-", stdin=CLAIM_V1)
     assert result.returncode == 0, result.stderr
