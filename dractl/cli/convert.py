@@ -24,26 +24,18 @@ class Target(StrEnum):
 
 
 EPILOG = """
-Rewrites resource.k8s.io DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice
-objects (also inside List) exactly as the apiserver converts them: v1beta1 request fields move
-into [b]exactly[/b], v1beta1 device fields come out of [b]basic[/b] (and back for --to v1beta1);
-v1beta2 and v1 differ only in apiVersion. Comments, key order, quoting, flow or block style,
-indentation and line breaks are kept; other documents are left byte for byte.
+Rewrites DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice objects (also in Lists) as the apiserver converts them: v1beta1 request fields move into [b]exactly[/b], v1beta1 device fields come out of [b]basic[/b] (and back with --to v1beta1); v1beta2 and v1 differ only in apiVersion. Comments, key order, quoting, flow style, indentation and line breaks are kept, and other documents are left byte for byte.
 
-[b]No defaults are added[/b]: the apiserver fills in allocationMode and count when it stores an
-object, not when it converts one; --apply-defaults writes them as it would store them.
-
-A field the target version cannot hold is an error for its file unless --allow-lossy.
+[b]No defaults are added[/b]: the apiserver fills in allocationMode and count when it stores an object, not when it converts one. --apply-defaults writes them as it would store them.
 
 [b]Examples[/b]
 
-  dractl convert claim.yaml                     # print the v1 version
-  dractl convert -w manifests/                  # convert files in place
-  dractl convert --check --diff manifests/      # CI: exit 1 and show what would change
+  dractl convert claim.yaml
+  dractl convert -w manifests/
+  dractl convert --check --diff manifests/
   kubectl get resourceclaims -o yaml | dractl convert -
 
-Exit codes: 0 done (or nothing to convert), 1 conversion needed with --check or a field would be
-lost, 2 usage error, unreadable input or a version that can no longer be converted.
+Exit codes: 0 done (or nothing to convert), 1 conversion needed with --check or a field would be lost (see --allow-lossy), 2 usage error, unreadable input or a version that cannot be converted.
 """
 
 

@@ -375,11 +375,13 @@ class _Planner:
                     spec[key] is None or (spec[key] == empty and not _is_number(spec[key]))
                 ):
                     self.add(Delete(path, key))
+                    why = (
+                        "the same as leaving it out"
+                        if spec[key] is None
+                        else f"which v1beta1 reads as unset but {self.target} would read as set"
+                    )
                     self.find(
-                        Severity.NOTE,
-                        (*path, key),
-                        f"removed {key}: {_show(spec[key])}, which v1beta1 reads as unset "
-                        f"but {self.target} would read as set",
+                        Severity.NOTE, (*path, key), f"removed {key}: {_show(spec[key])}, {why}"
                     )
         devices = spec.get("devices")
         devices_path = (*path, "devices")
