@@ -9,6 +9,7 @@ from dractl.lint.rules import (
     apiserver_requests,  # noqa: F401
     apiserver_structure,  # noqa: F401
     best_practice,  # noqa: F401  (DRA50x)
+    capacity,  # noqa: F401  (DRA34x)
     duplicates,  # noqa: F401  (DRA33x)
     input,  # noqa: F401
     meta,  # noqa: F401

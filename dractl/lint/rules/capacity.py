@@ -1,0 +1,450 @@
+"""DRA34x: what the inputs' ResourceSlices can offer to the claims being linted.
+
+Both rules only look when the inputs (or the `--context` files) hold ResourceSlices, and take
+those slices as the devices the cluster has. DRA340 is a quick upper bound (how many devices of
+the class's driver any one node could see); DRA341 runs the scheduler's allocator (the solver of
+`dractl explain`) for every Pod's claims, and for every claim or template no Pod uses, on every
+node the inputs know of.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dractl.api.model import ApiObject
+from dractl.api.workspace import Workspace
+from dractl.diagnostics import Severity
+from dractl.lint.engine import Finding, LintContext
+from dractl.lint.registry import rule
+from dractl.lint.rules._claims import Request, iter_requests
+from dractl.lint.rules.slices import current_pools
+
+if TYPE_CHECKING:
+    from dractl.explain.inputs import AllocationUnit
+
+CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
+# A selector that pins the driver: the whole expression is `device.driver == "X"`.
+_DRIVER_RE = re.compile(r"""^\s*device\.driver\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*$""")
+SOLVER_BUDGET_SECONDS = 5.0  # for all units of one lint run together
+
+
+def pinned_driver(selectors: Any) -> str | None:
+    """The driver a list of (ANDed) CEL selectors restricts devices to, if one pins it."""
+    if not isinstance(selectors, list):
+        return None
+    for selector in selectors:
+        cel = selector.get("cel") if isinstance(selector, dict) else None
+        expression = cel.get("expression") if isinstance(cel, dict) else None
+        if isinstance(expression, str):
+            match = _DRIVER_RE.match(expression)
+            if match:
+                return match.group(1) if match.group(1) is not None else match.group(2)
+    return None
+
+
+@dataclass
+class Reach:
+    """How many devices of each driver the busiest node could see (an upper bound)."""
+
+    per_driver: dict[str, tuple[int, str]]  # driver -> (devices, on which node)
+    total: tuple[int, str]
+    multi_allocatable: set[str]  # drivers with devices that can be allocated more than once
+
+
+def reach(ctx: LintContext) -> Reach:
+    """Devices per node, from the newest generation of every pool (computed once per run).
+
+    Node-local slices count for their node; slices for all nodes or a node selector, and
+    devices with their own node selection, count for every node (an upper bound).
+    """
+    key = "capacity.reach"
+    if key in ctx.cache:
+        result: Reach = ctx.cache[key]
+        return result
+    local: dict[str, Counter[str]] = {}
+    shared: Counter[str] = Counter()
+    multi: set[str] = set()
+    for pool in current_pools(ctx):
+        for obj in pool.slices:
+            devices = obj.get(("spec", "devices"))
+            if not isinstance(devices, list):
+                continue
+            node = obj.get(("spec", "nodeName"))
+            for device in devices:
+                if not isinstance(device, dict):
+                    continue
+                if device.get("allowMultipleAllocations") is True:
+                    multi.add(pool.driver)
+                device_node = device.get("nodeName")
+                where = node if isinstance(node, str) and node else device_node
+                if isinstance(where, str) and where:
+                    local.setdefault(where, Counter())[pool.driver] += 1
+                else:
+                    shared[pool.driver] += 1
+    for name in ctx.workspace.nodes:
+        local.setdefault(name, Counter())
+    nodes = local or {"any node": Counter()}
+    per_driver: dict[str, tuple[int, str]] = {}
+    totals: list[tuple[int, str]] = []
+    for name, counts in sorted(nodes.items()):
+        seen = counts + shared
+        for driver, n in seen.items():
+            if n > per_driver.get(driver, (-1, ""))[0]:
+                per_driver[driver] = (n, name)
+        totals.append((sum(seen.values()), name))
+    total = max(totals, key=lambda t: t[0]) if totals else (0, "any node")
+    result = Reach(per_driver, total, multi)
+    ctx.cache[key] = result
+    return result
+
+
+def _class_selectors(ctx: LintContext, name: str | None) -> Any:
+    cls = ctx.workspace.device_classes.get(name or "")
+    return cls.get(("spec", "selectors")) if cls is not None else None
+
+
+def _short_of(ctx: LintContext, request: Request) -> str | None:
+    """Why this request can never get its devices from the inputs' slices, or None."""
+    sub: Any = ctx.defaulted(request.obj)
+    for part in request.path:
+        if isinstance(sub, dict):
+            sub = sub.get(part)
+        elif isinstance(sub, list) and isinstance(part, int) and 0 <= part < len(sub):
+            sub = sub[part]
+        else:
+            return None
+    if not isinstance(sub, dict) or sub.get("allocationMode") != "ExactCount":
+        return None
+    count = sub.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        return None
+    available = reach(ctx)
+    driver = pinned_driver(sub.get("selectors")) or pinned_driver(
+        _class_selectors(ctx, request.device_class)
+    )
+    if driver is not None:
+        if driver in available.multi_allocatable or driver not in available.per_driver:
+            return None  # shared devices, or no slice of that driver among the inputs
+        have, node = available.per_driver[driver]
+        what = f"devices of driver {driver}"
+    else:
+        if available.multi_allocatable:
+            return None
+        have, node = available.total
+        what = "devices"
+    if count <= have:
+        return None
+    on = f" ({have} on {node})" if have and node != "any node" else ""
+    most = "no node sees more than" if node != "any node" else "the inputs' slices offer only"
+    return f"asks for {count} devices, but {most} {have} {what}{on}"
+
+
+def short_requests(ctx: LintContext, obj: ApiObject) -> list[tuple[Request, str]]:
+    """Requests of a claim or template that the slices can never satisfy (subrequests: all)."""
+    key = ("capacity.short", id(obj))
+    if key in ctx.cache:
+        cached: list[tuple[Request, str]] = ctx.cache[key]
+        return cached
+    out: list[tuple[Request, str]] = []
+    by_request: dict[int, list[tuple[Request, str | None]]] = {}
+    for request in iter_requests(obj):
+        by_request.setdefault(request.index, []).append((request, _short_of(ctx, request)))
+    for entries in by_request.values():
+        if all(reason is not None for _, reason in entries):
+            request, reason = entries[0]
+            if len(entries) > 1:
+                reason = f"(and every other subrequest) {reason}"
+            out.append((request, str(reason)))
+    ctx.cache[key] = out
+    return out
+
+
+@rule("DRA340", "request-exceeds-devices", Severity.WARNING, scope="set")
+def request_exceeds_devices(ctx: LintContext) -> Iterator[Finding]:
+    """A request asks for more devices than the inputs' slices could ever offer on one node.
+
+    Why:
+    All devices of a claim are allocated on one node. When no node of the inputs' slices has
+    that many devices of the class's driver (known when a class or request selector is
+    `device.driver == "..."`), the claim can never be allocated and its Pod stays Pending.
+    Checked only when the inputs (or `--context` files) hold slices of that driver; devices
+    that can be allocated more than once (consumable capacity) are not counted. For a
+    `firstAvailable` request, only when no subrequest fits.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices: [{name: gpu-0}, {name: gpu-1}]
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel: {expression: device.driver == "gpu.example.com"}
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: four-gpus
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu.example.com, count: 4}
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: two-gpus
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu.example.com, count: 2}
+    """
+    ws = ctx.workspace
+    if not ws.slices:
+        return
+    for kind in CLAIM_KINDS:
+        for obj in ws.kind(kind):
+            if ws.is_context(obj):
+                continue
+            for request, reason in short_requests(ctx, obj):
+                at = "count" if "count" in request.data else "deviceClassName"
+                yield Finding(
+                    f'request "{request.label}" {reason}',
+                    (*request.path, at),
+                    obj=obj,
+                )
+
+
+@rule("DRA341", "claim-unsatisfiable", Severity.WARNING, scope="set")
+def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
+    """No node of the inputs can allocate the claims of a Pod (or a claim no Pod uses).
+
+    Why:
+    The scheduler allocates all claims of a Pod on one node, with every selector, constraint,
+    counter and taint applied; if no node has the devices, the Pod stays Pending with only
+    "cannot allocate all claims". dractl runs the same allocator over the inputs' slices and
+    nodes, and names the request that falls short on the node that came closest; `dractl
+    explain` tells the full story. Checked when the inputs hold slices; claims whose
+    DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340) are left to
+    those rules. The search gets a few seconds per lint run.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata:
+          name: node-1-gpus
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          devices:
+          - name: gpu-0
+            attributes:
+              model: {string: L4}
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel: {expression: device.driver == "gpu.example.com"}
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: a100
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: l4
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "L4"'}
+    """
+    ws = ctx.workspace
+    if not ws.slices:
+        return
+    yield from _Solver(ctx).findings()
+
+
+class _Solver:
+    """Runs the allocator for the units a lint run can judge, within a time budget."""
+
+    def __init__(self, ctx: LintContext) -> None:
+        self.ctx = ctx
+        self.ws = ctx.workspace
+
+    def findings(self) -> Iterator[Finding]:
+        from dractl.allocator import Allocator, Inventory, NodeInfo
+        from dractl.errors import DractlError
+
+        nodes = self._nodes(NodeInfo)
+        units = self._units()
+        if not nodes or not units:
+            return
+        features = self.ctx.features
+        try:
+            inventory = Inventory.from_objects(
+                self.ws.all, consumable_capacity=features.enabled("DRAConsumableCapacity")
+            )
+            allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
+        except DractlError:
+            return
+        deadline = time.monotonic() + SOLVER_BUDGET_SECONDS
+        # Units asking for the same devices get the same answer (replicas, generated claims).
+        verdicts: dict[str, list[Any] | None] = {}
+        for unit in units:
+            claims = [c.data for c in unit.claims]
+            key = json.dumps([c.get("spec") for c in claims], sort_keys=True, default=str)
+            if key not in verdicts:
+                outcomes: list[Any] | None = []
+                for node in nodes:
+                    if time.monotonic() >= deadline:
+                        return  # out of time: say nothing rather than guess
+                    outcome = allocator.allocate(
+                        node, claims, trace=True, deadline=deadline, timeout=None
+                    )
+                    if outcome.status == "timeout":
+                        return
+                    if outcome.status == "allocated":
+                        outcomes = None
+                        break
+                    outcomes.append((node, outcome))  # type: ignore[union-attr]
+                verdicts[key] = outcomes
+            failed = verdicts[key]
+            if failed is not None:
+                yield self._finding(unit, failed)
+
+    def _nodes(self, node_info: Any) -> list[Any]:
+        known = {name: node_info.from_object(obj) for name, obj in self.ws.nodes.items()}
+        for obj in self.ws.slices:
+            name = obj.get(("spec", "nodeName"))
+            if isinstance(name, str) and name and name not in known:
+                known[name] = node_info(name)
+        return [known[n] for n in sorted(known)]
+
+    def _units(self) -> list[AllocationUnit]:
+        """A unit per Pod, and one per claim or template no Pod uses (each judged alone).
+
+        Pods whose claims are missing from the inputs, and claims naming a DeviceClass that is
+        not among them or a request no node could ever satisfy, are other rules' findings.
+        """
+        from dractl.errors import DractlError
+        from dractl.explain.inputs import AllocationUnit, plan
+
+        checked = [o for o in self.ws.checked if self._judgeable(o)]
+        try:
+            units = plan(Workspace(checked, self.ws.context))
+        except DractlError:
+            return []
+        out: list[AllocationUnit] = []
+        for unit in units:
+            if any(not self._claim_ok(c.source) for c in unit.claims):
+                continue
+            if unit.pod is not None:
+                out.append(unit)
+            else:
+                out += [AllocationUnit(c.qualified_name, [c]) for c in unit.claims]
+        return [u for u in out if u.claims and not u.preallocated]
+
+    def _judgeable(self, obj: ApiObject) -> bool:
+        from dractl.explain.inputs import pod_spec
+
+        spec, _ = pod_spec(obj)
+        if spec is None:
+            return True
+        ns = obj.effective_namespace
+        for entry in spec.get("resourceClaims") or []:
+            if not isinstance(entry, dict):
+                return False
+            claim, template = entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName")
+            if claim and f"{ns}/{claim}" not in self.ws.claims:
+                return False
+            if not claim and template and f"{ns}/{template}" not in self.ws.claim_templates:
+                return False
+        return True
+
+    def _claim_ok(self, source: ApiObject) -> bool:
+        classes = self.ws.device_classes
+        if any(r.device_class not in classes for r in iter_requests(source)):
+            return False
+        return not (self.ctx.settings.enabled("DRA340") and short_requests(self.ctx, source))
+
+    def _finding(self, unit: AllocationUnit, outcomes: list[Any]) -> Finding:
+        reasons: Counter[str] = Counter(self._reason(outcome) for _, outcome in outcomes)
+        summary = "; ".join(
+            f"{n} node{'s' if n != 1 else ''}: {reason}" for reason, n in reasons.most_common(2)
+        )
+        traced = [
+            (node, outcome.trace.best)
+            for node, outcome in outcomes
+            if outcome.status == "unschedulable" and outcome.trace is not None
+        ]
+        if traced:
+            # The node where the search placed most devices, as `dractl explain` orders them.
+            node, best = max(traced, key=lambda t: t[1].devices)
+            if best.request and best.devices == 0:
+                summary = f"request {best.request} gets no device on any node"
+            elif best.request and best.missing:
+                summary = (
+                    f"closest is node {node.name}, where request {best.request} lacks "
+                    f"{best.missing} device{'s' if best.missing != 1 else ''}"
+                )
+        pod = unit.pod
+        subject = pod if pod is not None else unit.claims[0].source
+        what = (
+            f"the claims of {pod.kind} {pod.qualified_name}"
+            if pod is not None
+            else f"{subject.kind} {subject.qualified_name}"
+        )
+        path: tuple[Any, ...] = ("metadata", "name")
+        if pod is not None:
+            from dractl.explain.inputs import pod_spec
+
+            _, spec_path = pod_spec(pod)
+            path = (*spec_path, "resourceClaims")
+        return Finding(
+            f"no node among the inputs can allocate {what} ({len(outcomes)} "
+            f"node{'s' if len(outcomes) != 1 else ''} tried): {summary}",
+            path,
+            obj=subject,
+            hint="`dractl explain` with the same inputs shows every node and device",
+        )
+
+    @staticmethod
+    def _reason(outcome: Any) -> str:
+        if outcome.error:
+            return str(outcome.error)
+        return "not enough matching devices"
