@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from dractl.explain.inputs import AllocationUnit
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
-# A selector that pins the driver: the whole expression is `device.driver == "X"`.
-_DRIVER_RE = re.compile(r"""^\s*device\.driver\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*$""")
+# A selector that pins the driver: `device.driver == "X"`, alone or as the first operand of a
+# conjunction (without `||` or `?`, which could make the driver test optional).
+_DRIVER_RE = re.compile(r"""^\s*device\.driver\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*(?:$|&&)""")
 SOLVER_BUDGET_SECONDS = 5.0  # for all units of one lint run together
 
 
@@ -41,7 +42,7 @@ def pinned_driver(selectors: Any) -> str | None:
     for selector in selectors:
         cel = selector.get("cel") if isinstance(selector, dict) else None
         expression = cel.get("expression") if isinstance(cel, dict) else None
-        if isinstance(expression, str):
+        if isinstance(expression, str) and "||" not in expression and "?" not in expression:
             match = _DRIVER_RE.match(expression)
             if match:
                 return match.group(1) if match.group(1) is not None else match.group(2)
@@ -241,9 +242,10 @@ def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
     counter and taint applied; if no node has the devices, the Pod stays Pending with only
     "cannot allocate all claims". dractl runs the same allocator over the inputs' slices and
     nodes, and names the request that falls short on the node that came closest; `dractl
-    explain` tells the full story. Checked when the inputs hold slices; claims whose
-    DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340) are left to
-    those rules. The search gets a few seconds per lint run.
+    explain` tells the full story. Checked when the inputs hold slices of the driver of every
+    request (known from a `device.driver == "..."` selector of the class or the request);
+    claims whose DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340)
+    are left to those rules. The search gets a few seconds per lint run.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -397,9 +399,22 @@ class _Solver:
         return True
 
     def _claim_ok(self, source: ApiObject) -> bool:
+        """Whether the inputs' slices speak for every device the claim asks for.
+
+        Each request must name a DeviceClass among the inputs (else DRA301) whose driver is
+        known from a selector and has slices among the inputs: a folder of examples often holds
+        slices of one driver and claims for another.
+        """
         classes = self.ws.device_classes
-        if any(r.device_class not in classes for r in iter_requests(source)):
-            return False
+        drivers = reach(self.ctx).per_driver
+        for request in iter_requests(source):
+            if request.device_class not in classes:
+                return False
+            driver = pinned_driver(request.data.get("selectors")) or pinned_driver(
+                _class_selectors(self.ctx, request.device_class)
+            )
+            if driver is None or driver not in drivers:
+                return False
         return not (self.ctx.settings.enabled("DRA340") and short_requests(self.ctx, source))
 
     def _finding(self, unit: AllocationUnit, outcomes: list[Any]) -> Finding:
