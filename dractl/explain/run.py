@@ -171,7 +171,10 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
 
 def _class_names(claim: dict[str, Any]) -> list[str]:
     out = []
-    for request in claim.get("spec", {}).get("devices", {}).get("requests", []) or []:
+    spec = claim.get("spec")
+    devices = spec.get("devices") if isinstance(spec, dict) else None
+    requests = devices.get("requests") if isinstance(devices, dict) else None
+    for request in requests if isinstance(requests, list) else []:
         if not isinstance(request, dict):
             continue
         exactly = request.get("exactly")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from dractl.load.objects import looks_like_object, may_hold_objects
 from dractl.load.yaml11 import KubectlConstructor, KubectlResolver
 
 _TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
+_BRACKET_RE = re.compile(r"[\[\]{}]")
 
 
 @dataclass(frozen=True)
@@ -96,10 +98,33 @@ def _may_be_kubernetes(source: SourceFile) -> bool:
     return True
 
 
+def _flow_depth_exceeds(text: str, limit: int) -> bool:
+    """Whether brackets nest deeper than ``limit``, found before parsing.
+
+    ruamel's scanner takes time quadratic in the depth of flow collections (a 40 KB line of
+    ``[`` takes minutes), so such input is refused unread. Brackets inside quoted strings count
+    too: only a string with more than ``limit`` unclosed brackets could be refused by mistake.
+    """
+    depth = 0
+    for match in _BRACKET_RE.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif depth:
+            depth -= 1
+    return False
+
+
 def _parse_document(doc: Document, limits: Limits) -> Diagnostic | None:
+    if _flow_depth_exceeds(doc.text, limits.max_depth):
+        return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
     yaml = _yaml()
     try:
-        raw = yaml.load(doc.text)
+        with warnings.catch_warnings():
+            # ruamel warns about a reused anchor name; YAML and kubectl allow it (the latest wins)
+            warnings.simplefilter("ignore")
+            raw = yaml.load(doc.text)
     except DuplicateKeyError as exc:
         return _marked(doc, "DRA002", exc, "duplicate key")
     except MarkedYAMLError as exc:

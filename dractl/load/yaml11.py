@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.constructor import DuplicateKeyError, RoundTripConstructor
 from ruamel.yaml.resolver import BaseResolver
 
 BOOL_TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
@@ -90,6 +90,21 @@ class KubectlConstructor(RoundTripConstructor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.yaml11: dict[tuple[int, int], str] = {}
+
+    def check_mapping_key(
+        self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any
+    ) -> bool:
+        """ruamel's own check puts both values' repr in its message: for a value that aliases
+        expand, that repr is exponentially large (a billion laughs through a duplicate key)."""
+        if key not in mapping:
+            return True
+        text = str(key) if isinstance(key, str | int | float | bool) or key is None else "<key>"
+        raise DuplicateKeyError(
+            "while constructing a mapping",
+            node.start_mark,
+            f'found duplicate key "{text[:200]}"',
+            key_node.start_mark,
+        )
 
     def _note(self, node: Any) -> None:
         mark = node.start_mark

@@ -1,0 +1,359 @@
+"""Random mutations of valid manifests: what a broken editor, a bad merge or a hostile pull
+request makes of them. Shared by the fuzz tests (small budget) and ``benchmarks/fuzz.py``.
+
+Every mutation takes the manifest text and a ``random.Random`` and returns new text, so a run is
+reproduced from its seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED_FILES = sorted((ROOT / "examples").rglob("*.yaml"))
+
+NASTY_SCALARS: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1.5,
+    10**30,
+    -(10**19),
+    2**63,
+    1e308,
+    float("inf"),
+    "",
+    " ",
+    "null",
+    "~",
+    "yes",
+    "on",
+    "0x1F",
+    "010",
+    "1e3",
+    ".nan",
+    "-.inf",
+    "2001-12-14",
+    "1:30",
+    "'",
+    '"',
+    "\\",
+    "\x00",
+    "\t",
+    "\u202e",
+    "\ufeff",
+    "💥",
+    "ǅ",
+    "İ",
+    "\u0130" * 3,
+    "a" * 300,
+    "gpu.example.com",
+    "gpu.example.com/model",
+    "device.driver == 'x'",
+    "{{ .Values.x }}",
+    "*alias",
+    "&anchor",
+    "!!python/object/apply:os.system ['true']",
+    "- item",
+    "key: value",
+    "---",
+    "...",
+    "%YAML 1.1",
+    "# comment",
+    "1Gi",
+    "-1Gi",
+    "1e400Gi",
+    "0.000000001",
+    "v1",
+    "All",
+    "ExactCount",
+    "Sometimes",
+    "resource.k8s.io/v1",
+    "DeviceClass",
+]
+
+YAML_NOISE = [*":{}[]&*!|>'\"%@`#-?,\t\n ", "---\n", "...\n", "<<: ", "!!binary ", "\r"]
+
+TAG_INJECTIONS = [
+    "!!python/object/apply:os.system ['echo injected']",
+    "!!python/object/new:subprocess.Popen [['true']]",
+    "!!python/name:os.system",
+    "!!python/module:os",
+    "!!binary AAECAw==",
+    "!!set {a, b}",
+    "!!omap [a: 1, b: 2]",
+    "!custom {x: 1}",
+    "!!timestamp 2001-12-14",
+    "!!str 5",
+    "!!int '12'",
+    "!!float 'x'",
+]
+
+
+def seeds() -> list[str]:
+    return [path.read_text(encoding="utf-8") for path in SEED_FILES]
+
+
+def _documents(text: str) -> list[Any]:
+    """The documents as data, or none if the text is broken or expands too much (aliases)."""
+    try:
+        docs = [doc for doc in YAML(typ="safe", pure=True).load_all(text) if doc is not None]
+    except Exception:  # the text is already broken: mutate it as text only
+        return []
+    budget = [50_000]
+
+    def small(node: Any, depth: int) -> bool:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 200:
+            return False
+        children = node.values() if isinstance(node, dict) else node
+        if isinstance(node, dict | list):
+            return all(small(child, depth + 1) for child in children)
+        return True
+
+    return docs if all(small(doc, 0) for doc in docs) else []
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if len(prefix) > 50:  # deep or recursive (aliases): far enough
+        return out
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out += _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            out += _paths(value, (*prefix, index))
+    return out
+
+
+def _get(node: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        node = node[part]
+    return node
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    choice = rng.randrange(6 if depth < 3 else 3)
+    if choice == 0:
+        return rng.choice(NASTY_SCALARS)
+    if choice == 1:
+        return _random_text(rng, rng.randrange(1, 40))
+    if choice == 2:
+        return rng.randrange(-(2**70), 2**70)
+    if choice == 3:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    if choice == 4:
+        return {
+            _random_text(rng, 8): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))
+        }
+    return rng.choice([{}, [], {"": None}, [None]])
+
+
+def _random_text(rng: random.Random, length: int) -> str:
+    alphabets = [
+        "abcdefghijklmnopqrstuvwxyz0123456789.-_/",
+        "".join(chr(c) for c in range(0x20, 0x7F)),
+        "äöüßéèçñøåÆ€£¥µ中文字符日本語한국어עבריתالعربية",
+        "\u200b\u200d\u202e\ufeff\u0301\u0308",
+        "🚀💥🙂👩‍👩‍👧‍👦🏳️‍🌈",
+    ]
+    alphabet = rng.choice(alphabets)
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+def _dump(docs: list[Any], rng: random.Random) -> str:
+    """Write documents back as YAML (block or flow) or as JSON, which is YAML too."""
+    style = rng.randrange(3)
+    if style == 0:
+        return "\n---\n".join(json.dumps(doc, ensure_ascii=False, default=str) for doc in docs)
+    import io
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = style == 1
+    yaml.allow_unicode = True
+    out = io.StringIO()
+    try:
+        yaml.dump_all(docs, out)
+    except Exception:  # a value the emitter refuses (e.g. a NaN key): fall back to JSON
+        return "\n---\n".join(json.dumps(doc, ensure_ascii=False, default=str) for doc in docs)
+    return out.getvalue()
+
+
+def _structural(edit: Callable[[Any, tuple[Any, ...], random.Random], None]) -> Callable:
+    def mutate(text: str, rng: random.Random) -> str:
+        docs = _documents(text)
+        if not docs:
+            return insert_noise(text, rng)
+        doc_index = rng.randrange(len(docs))
+        paths = _paths(docs[doc_index])
+        path = rng.choice(paths)
+        try:
+            if not path:  # the whole document
+                docs[doc_index] = _random_value(rng)
+            else:
+                edit(_get(docs[doc_index], path[:-1]), path, rng)
+            return _dump(docs, rng)
+        except (RecursionError, ValueError, TypeError):  # a recursive document (aliases)
+            return insert_noise(text, rng)
+
+    return mutate
+
+
+@_structural
+def delete_key(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    del parent[path[-1]]
+
+
+@_structural
+def retype_value(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    parent[path[-1]] = _random_value(rng)
+
+
+@_structural
+def wrong_scalar(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    parent[path[-1]] = rng.choice(NASTY_SCALARS)
+
+
+@_structural
+def unicode_value(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    parent[path[-1]] = _random_text(rng, rng.randrange(1, 80))
+
+
+@_structural
+def rename_key(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    if isinstance(parent, dict):
+        parent[rng.choice([_random_text(rng, 6), path[-1].upper(), path[-1] + " "])] = parent.pop(
+            path[-1]
+        )
+
+
+@_structural
+def huge_value(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    size = rng.choice([1_000, 10_000, 100_000])
+    kind = rng.randrange(4)
+    if kind == 0:
+        parent[path[-1]] = "x" * size
+    elif kind == 1:
+        parent[path[-1]] = [rng.choice(NASTY_SCALARS)] * min(size, 1_000)
+    elif kind == 2:
+        parent[path[-1]] = int("9" * min(size, 4_000))
+    else:
+        nested: Any = "leaf"
+        for _ in range(rng.choice([20, 60, 99])):
+            nested = [nested]
+        parent[path[-1]] = nested
+
+
+@_structural
+def duplicate_item(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    if isinstance(parent, list):
+        parent.insert(path[-1], parent[path[-1]])
+    elif isinstance(parent, dict):
+        parent[f"{path[-1]}-copy"] = parent[path[-1]]
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True) or [""]
+
+
+def duplicate_line(text: str, rng: random.Random) -> str:
+    """Duplicate keys, the commonest merge accident."""
+    lines = _lines(text)
+    index = rng.randrange(len(lines))
+    lines.insert(index, lines[index])
+    return "".join(lines)
+
+
+def delete_line(text: str, rng: random.Random) -> str:
+    lines = _lines(text)
+    del lines[rng.randrange(len(lines))]
+    return "".join(lines)
+
+
+def reindent_line(text: str, rng: random.Random) -> str:
+    lines = _lines(text)
+    index = rng.randrange(len(lines))
+    lines[index] = rng.choice([" ", "  ", "\t", ""]) + lines[index].lstrip(" ")
+    return "".join(lines)
+
+
+def truncate(text: str, rng: random.Random) -> str:
+    return text[: rng.randrange(len(text) + 1)]
+
+
+def insert_noise(text: str, rng: random.Random) -> str:
+    at = rng.randrange(len(text) + 1)
+    noise = "".join(rng.choice(YAML_NOISE) for _ in range(rng.randrange(1, 6)))
+    return text[:at] + noise + text[at:]
+
+
+def inject_tag(text: str, rng: random.Random) -> str:
+    lines = _lines(text)
+    candidates = [i for i, line in enumerate(lines) if ": " in line]
+    if not candidates:
+        return insert_noise(text, rng)
+    index = rng.choice(candidates)
+    key, _, _ = lines[index].partition(": ")
+    lines[index] = f"{key}: {rng.choice(TAG_INJECTIONS)}\n"
+    return "".join(lines)
+
+
+def alias_bomb(text: str, rng: random.Random) -> str:
+    width, levels = rng.choice([(10, 9), (9, 9), (2, 40), (100, 4)])
+    lines = [f"bomb0: &b0 [{', '.join(['lol'] * width)}]"]
+    lines += [f"bomb{i}: &b{i} [{', '.join([f'*b{i - 1}'] * width)}]" for i in range(1, levels)]
+    return text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+
+
+def recursive_alias(text: str, rng: random.Random) -> str:
+    return text.rstrip("\n") + "\n" + rng.choice(["loop: &l [*l]\n", "loop: &l {self: *l}\n"])
+
+
+def byte_order_and_newlines(text: str, rng: random.Random) -> str:
+    choice = rng.randrange(3)
+    if choice == 0:
+        return "\ufeff" + text
+    if choice == 1:
+        return text.replace("\n", "\r\n")
+    return text.replace("\n", "\r")
+
+
+MUTATIONS: list[Callable[[str, random.Random], str]] = [
+    delete_key,
+    retype_value,
+    wrong_scalar,
+    unicode_value,
+    rename_key,
+    huge_value,
+    duplicate_item,
+    duplicate_line,
+    delete_line,
+    reindent_line,
+    truncate,
+    insert_noise,
+    inject_tag,
+    alias_bomb,
+    recursive_alias,
+    byte_order_and_newlines,
+]
+
+
+MAX_TEXT = 512 * 1024  # inputs stay small enough to run hundreds per minute
+
+
+def mutate(text: str, rng: random.Random, count: int | None = None) -> str:
+    """Apply one to four random mutations (one that makes the text too large is skipped)."""
+    for _ in range(count if count is not None else rng.randrange(1, 5)):
+        mutated = rng.choice(MUTATIONS)(text, rng)
+        if len(mutated) <= MAX_TEXT:
+            text = mutated
+    return text
