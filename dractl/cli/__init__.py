@@ -38,13 +38,25 @@ def _version(value: bool) -> None:
 
         typer.echo(f"dractl {__version__}")
         typer.echo(f"Kubernetes releases: {', '.join(RELEASES)} (default {DEFAULT_RELEASE})")
-        try:
-            from dractl.cel import engine_description  # type: ignore[attr-defined]
-
-            typer.echo(f"CEL engine: {engine_description()}")
-        except ImportError:
-            pass
+        typer.echo(f"CEL engine: {_cel_engines()}")
         raise typer.Exit()
+
+
+def _cel_engines() -> str:
+    """The engine in use (and the other one, if installed) with their package versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from dractl.cel.engines import ENGINES, engine_available, resolve_engine_name
+
+    def described(name: str) -> str:
+        try:
+            return f"{name} {version(name)}"
+        except PackageNotFoundError:
+            return name
+
+    in_use = resolve_engine_name(None)
+    others = [described(n) for n in ENGINES if n != in_use and engine_available(n)]
+    return described(in_use) + (f" (also installed: {', '.join(others)})" if others else "")
 
 
 @app.callback()

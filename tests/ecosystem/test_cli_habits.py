@@ -44,6 +44,12 @@ def test_version_names_the_package_releases_and_cel_engine() -> None:
     lines = out.stdout.splitlines()
     assert lines[0] == f"dractl {__version__}"
     assert lines[1] == f"Kubernetes releases: {', '.join(RELEASES)} (default {DEFAULT_RELEASE})"
+    from importlib.metadata import version
+
+    from dractl.cel.engines import resolve_engine_name
+
+    in_use = resolve_engine_name(None)
+    assert lines[2].startswith(f"CEL engine: {in_use} {version(in_use)}")
     assert dractl("-V").stdout == out.stdout
 
 
