@@ -145,6 +145,7 @@ def test_readme_configuration_passes_manifests_and_other_files(
     out = run(["run", "--all-files", "--verbose"], configured_repo, pre_commit_home)
     assert out.returncode == 0, out.stdout + out.stderr
     assert re.search(r"^dractl lint\.+Passed$", out.stdout, re.M), out.stdout
+    assert re.search(r"^dractl convert --check\.+Passed$", out.stdout, re.M), out.stdout
     summaries = SUMMARY.findall(out.stdout)
     assert summaries and all(e == w == "0" for e, w, _, _ in summaries), out.stdout
     assert sum(int(n) for *_, n in summaries) == len(other_files()) + len(good_manifests()) + 1
@@ -167,6 +168,25 @@ def test_readme_configuration_fails_a_commit_with_a_bad_manifest(
     assert re.search(r"^deploy/claim\.yaml:12:9: error DRA010 ", out.stdout, re.M), out.stdout
 
 
+def test_convert_check_hook_fails_on_a_beta_manifest(
+    configured_repo: Path, pre_commit_home: Path
+) -> None:
+    beta = ROOT / "examples" / "good" / "claim-gpu-v1beta1.yaml"
+    target = configured_repo / "deploy" / "claim-beta.yaml"
+    target.write_bytes(beta.read_bytes())
+    git("add", "deploy/claim-beta.yaml", cwd=configured_repo)
+    try:
+        out = run(["run", "dractl-convert-check"], configured_repo, pre_commit_home)
+        after = target.read_bytes()
+    finally:
+        git("rm", "-q", "--cached", "deploy/claim-beta.yaml", cwd=configured_repo)
+        target.unlink()
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert re.search(r"^dractl convert --check\.+Failed$", out.stdout, re.M), out.stdout
+    assert "would convert deploy/claim-beta.yaml" in out.stdout
+    assert after == beta.read_bytes()  # --check writes nothing
+
+
 def readme_snippet() -> str:
     text = (ROOT / "README.md").read_text()
     match = re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", text, re.S)
@@ -181,7 +201,7 @@ def test_readme_snippet_names_the_published_hooks(tmp_path: Path) -> None:
     (entry,) = config["repos"]
     assert entry["repo"] == "https://github.com/dractl/dractl"
     assert {hook["id"] for hook in entry["hooks"]} <= hook_ids
-    assert "dractl-lint" in {hook["id"] for hook in entry["hooks"]}
+    assert {hook["id"] for hook in entry["hooks"]} == {"dractl-lint", "dractl-convert-check"}
     (tmp_path / ".pre-commit-config.yaml").write_text(readme_snippet())
     for args in (
         ["validate-config", str(tmp_path / ".pre-commit-config.yaml")],
@@ -195,6 +215,7 @@ def test_hooks_are_python_hooks_on_yaml_and_json() -> None:
     manifest = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
     by_id = {hook["id"]: hook for hook in manifest}
     assert by_id["dractl-lint"]["entry"] == "dractl lint"
+    assert by_id["dractl-convert-check"]["entry"] == "dractl convert --check"
     for hook in manifest:
         assert hook["language"] == "python"
         assert hook["types_or"] == ["yaml", "json"]
