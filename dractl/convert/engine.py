@@ -263,7 +263,8 @@ def _same_after_edits(before: str, after: str, edits: list[Edit]) -> bool | None
         old = yaml.load(before, Loader=loader)
         new = yaml.load(after, Loader=loader)
         return apply_to_data(new, []) == apply_to_data(old, edits)
-    except (yaml.YAMLError, KeyError, IndexError, TypeError, ValueError):
+    # RecursionError: libyaml builds a recursive alias (`a: &a {b: *a}`) as a real cycle
+    except (yaml.YAMLError, KeyError, IndexError, TypeError, ValueError, RecursionError):
         return None
 
 
