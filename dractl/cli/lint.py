@@ -95,14 +95,26 @@ def lint(
     no_config: Annotated[
         bool, typer.Option("--no-config", help="Ignore configuration files.")
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Processes for many files (default: one per CPU; used only when it pays).",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Check manifests for everything the apiserver would reject, CEL errors and likely mistakes."""
     from dractl.errors import UsageError
     from dractl.lint.config import build_settings, load_config
     from dractl.lint.engine import lint as run_lint
+    from dractl.lint.parallel import default_jobs, load_files
     from dractl.load import load_paths
     from dractl.load.sources import expand_paths, read_stdin
     from dractl.report import FORMATS, ReportContext, get_reporter
+    from dractl.report.progress import Progress
 
     if format not in FORMATS:
         raise typer.BadParameter(
@@ -124,9 +136,17 @@ def lint(
     input_limits = limits(max_file_size)
     reads_stdin = "-" in paths or "-" in (context or [])
     stdin = read_stdin(input_limits.max_file_bytes) if reads_stdin else None
-    loaded = load_paths(files, stdin=stdin, limits=input_limits)
-    context_loaded = load_paths(context, stdin=stdin, limits=input_limits) if context else None
-    result = run_lint(loaded, settings, context_loaded)
+    jobs = jobs or default_jobs()
+    progress = Progress(len(files))
+    try:
+        loaded = load_files(
+            files, stdin=stdin, limits=input_limits, jobs=jobs, progress=progress.files
+        )
+        context_loaded = load_paths(context, stdin=stdin, limits=input_limits) if context else None
+        progress.stage(f"checking {len(loaded.objects):,} objects")
+        result = run_lint(loaded, settings, context_loaded, jobs=jobs)
+    finally:
+        progress.done()
     try:
         out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout  # noqa: SIM115
     except OSError as exc:

@@ -100,7 +100,13 @@ class LintResult:
         }
 
 
-def lint(loaded: LoadResult, settings: Settings, context: LoadResult | None = None) -> LintResult:
+def lint(
+    loaded: LoadResult, settings: Settings, context: LoadResult | None = None, *, jobs: int = 1
+) -> LintResult:
+    """Run every enabled rule; ``jobs`` > 1 spreads per-object rules over processes when it
+    pays (see :mod:`dractl.lint.parallel`), with the same diagnostics in the same order."""
+    from dractl.lint.parallel import map_slices
+
     objects = build_all(loaded.objects)
     workspace = Workspace(objects, build_all(context.objects) if context else ())
     ctx = LintContext(workspace, settings)
@@ -108,20 +114,34 @@ def lint(loaded: LoadResult, settings: Settings, context: LoadResult | None = No
         _with_severity(d, settings) for d in loaded.diagnostics if settings.enabled(d.rule)
     ]
     rules = [r for r in all_rules() if r.check is not None and settings.enabled(r.id)]
-    for rule_ in rules:
-        if rule_.scope == "set":
-            assert rule_.check is not None
-            for finding in rule_.check(ctx):
-                if finding.obj is not None and workspace.is_context(finding.obj):
-                    continue
-                diagnostics.extend(_diagnostic(rule_, finding, finding.obj, settings))
-    for obj in objects:
+    by_kind: dict[str, list[Rule]] = {}
+    object_rules = [r for r in rules if r.scope == "object"]
+
+    def rules_for(kind: str) -> list[Rule]:
+        if kind not in by_kind:
+            by_kind[kind] = [r for r in object_rules if r.kinds is None or kind in r.kinds]
+        return by_kind[kind]
+
+    def check_objects(start: int, end: int) -> list[Diagnostic]:
+        found: list[Diagnostic] = []
+        for obj in objects[start:end]:
+            for rule_ in rules_for(obj.kind):
+                assert rule_.check is not None
+                for finding in rule_.check(obj, ctx):
+                    found.extend(_diagnostic(rule_, finding, finding.obj or obj, settings))
+        return found
+
+    def check_workspace() -> None:
         for rule_ in rules:
-            if rule_.scope != "object" or (rule_.kinds is not None and obj.kind not in rule_.kinds):
-                continue
-            assert rule_.check is not None
-            for finding in rule_.check(obj, ctx):
-                diagnostics.extend(_diagnostic(rule_, finding, finding.obj or obj, settings))
+            if rule_.scope == "set":
+                assert rule_.check is not None
+                for finding in rule_.check(ctx):
+                    if finding.obj is not None and workspace.is_context(finding.obj):
+                        continue
+                    diagnostics.extend(_diagnostic(rule_, finding, finding.obj, settings))
+
+    per_object = map_slices(check_objects, len(objects), jobs, meanwhile=check_workspace)
+    diagnostics.extend(per_object)
     from dractl.lint.suppression import apply_suppressions
 
     diagnostics = apply_suppressions(diagnostics, loaded, settings)
