@@ -72,8 +72,19 @@ ALLOWED_DYNAMIC_IMPORTS = {
 }
 
 
-def forbidden_module(name: str) -> bool:
-    return name.split(".")[0] in FORBIDDEN_MODULES and name != "urllib.parse"  # parse: text only
+# Modules allowed in one file only, with the reason.
+ALLOWED_IN_FILE = {
+    # Forked workers of a lint run: they receive chunk bounds from the parent and send back
+    # pickled results the parent itself made; no pickle ever comes from input.
+    ("dractl/lint/parallel.py", "multiprocessing"),
+}
+
+
+def forbidden_module(name: str, rel: str = "") -> bool:
+    top = name.split(".")[0]
+    if (rel, top) in ALLOWED_IN_FILE:
+        return False
+    return top in FORBIDDEN_MODULES and name != "urllib.parse"  # parse: text only
 
 
 def findings(package: Path = PACKAGE) -> tuple[set[tuple[str, str]], list[str]]:
@@ -87,7 +98,7 @@ def findings(package: Path = PACKAGE) -> tuple[set[tuple[str, str]], list[str]]:
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
                 if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                     names.append(node.module)
-                bad += [f"{where}: imports {n}" for n in names if forbidden_module(n)]
+                bad += [f"{where}: imports {n}" for n in names if forbidden_module(n, rel)]
             if (
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)
