@@ -103,7 +103,11 @@ NO_SHELL_DETECTION = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
 
 @pytest.mark.parametrize(
     ("shell", "marker"),
-    [("bash", "complete -o default -F"), ("zsh", "#compdef dractl"), ("fish", "complete --command dractl")],
+    [
+        ("bash", "complete -o default -F"),
+        ("zsh", "#compdef dractl"),
+        ("fish", "complete --command dractl"),
+    ],
 )
 def test_show_completion_prints_a_script(shell: str, marker: str) -> None:
     out = dractl("--show-completion", shell, env=NO_SHELL_DETECTION)
