@@ -11,6 +11,7 @@ _STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]$")
 _ISSUE_HEAD = re.compile(r"^ERROR: <input>:(\d+):(\d+): (.*)$")
 _KEY_NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')
 _NO_MATCHING_OVERLOAD = re.compile(r"^No matching overloads? found ?: ?(.*)$")
+_INDEX_ERROR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
 _UNDEFINED_FIELD = re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$")
 
 
@@ -69,6 +70,11 @@ def runtime_message(message: str) -> str:
         return f"no such key: {key.group(1)}"
     if _NO_MATCHING_OVERLOAD.match(message):
         return "no such overload"
+    if message == "divide by zero":
+        return "division by zero"
+    index = _INDEX_ERROR.match(message)
+    if index:
+        return f"index '{index.group(1)}' out of range in list size '{index.group(2)}'"
     if message == "Iteration budget exceeded":
         return "operation cancelled: actual cost limit exceeded"
     return message

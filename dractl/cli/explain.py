@@ -10,12 +10,14 @@ import typer
 from dractl.cli.options import (
     DEFAULT_KUBERNETES_VERSION,
     DEFAULT_MAX_FILE_SIZE,
+    CelEngine,
     Color,
     ColorOption,
     FeatureGates,
     KubernetesVersion,
     MaxFileSize,
     Paths,
+    cel_engine_name,
     features,
     limits,
     use_color,
@@ -52,6 +54,7 @@ def explain(
     ] = 10.0,
     kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
     feature_gates: FeatureGates = None,
+    cel_engine: CelEngine = None,
     color: ColorOption = Color.auto,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
 ) -> None:
@@ -78,6 +81,7 @@ def explain(
         claims=tuple(claim or ()),
         nodes=tuple(node or ()),
         timeout=timeout,
+        cel_engine=cel_engine_name(cel_engine),
     )
     input_limits = limits(max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None

@@ -106,6 +106,12 @@ def features(kubernetes_version: str, feature_gates: str | None) -> Features:
     return Features(normalize_release(kubernetes_version), parse_feature_gates(feature_gates))
 
 
+def cel_engine_name(name: str | None) -> str | None:
+    from dractl.cel.engines import validate_engine_name
+
+    return validate_engine_name(name, "--cel-engine")
+
+
 def limits(max_file_size: int) -> Limits:
     from dractl.load.parse import Limits
 

@@ -15,6 +15,7 @@ from dractl.cli.options import (
     KubernetesVersion,
     MaxFileSize,
     Paths,
+    cel_engine_name,
     features,
     limits,
 )
@@ -54,15 +55,14 @@ def select(
     feature_set = features(kubernetes_version, feature_gates)
     try:
         selector = compile_selector(
-            expression, release=feature_set.release, gates=feature_set.gates, purpose="stored", engine=cel_engine
+            expression, release=feature_set.release, gates=feature_set.gates, purpose="stored",
+            engine=cel_engine_name(cel_engine),
         )
     except CelCompileError as exc:
         first = exc.errors[0] if exc.errors else None
         where = f"expression:{first.line}:{first.column}: " if first else ""
         typer.echo(f"dractl: error: {where}{first.message if first else exc.detail}", err=True)
         raise typer.Exit(2) from None
-    except ValueError as exc:  # unknown engine name
-        raise typer.BadParameter(str(exc), param_hint="--cel-engine") from None
 
     input_limits = limits(max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None

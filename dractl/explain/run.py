@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,14 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     inventory = Inventory.from_objects(
         workspace.all, consumable_capacity=features.enabled("DRAConsumableCapacity")
     )
-    allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
+    compiler = None
+    if settings.cel_engine is not None:
+        from dractl.cel import compile_selector
+
+        compiler = functools.partial(compile_selector, release=features.release, gates=features.gates,
+                                     purpose="stored", engine=settings.cel_engine)
+    allocator = Allocator(inventory, release=features.release, gates=features.gates,  # type: ignore[arg-type]
+                          compiler=compiler)
     nodes = _nodes(workspace, settings.nodes)
     deadline = time.monotonic() + settings.timeout
     results = []

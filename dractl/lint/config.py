@@ -456,6 +456,14 @@ def build_settings(
         ignore=chosen_ignore,
         severity_overrides=severity_overrides(config.severity),
         require_classes=bool(require_classes or config.require_classes),
-        cel_engine=cel_engine or config.cel_engine,
+        cel_engine=_cel_engine(cel_engine, config),
         per_file_ignores=config.per_file_ignores,
     )
+
+
+def _cel_engine(from_command_line: str | None, config: Config) -> str | None:
+    from dractl.cel.engines import validate_engine_name
+
+    if from_command_line is not None:
+        return validate_engine_name(from_command_line, "--cel-engine")
+    return validate_engine_name(config.cel_engine, f"{config.path}: cel-engine")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from dractl.cel import CelCompileError, CelDevice, CelRuntimeError, compile_selector
-from dractl.cel.engines import DEFAULT_ENGINE
+from dractl.cel.engines import DEFAULT_ENGINE, FALLBACK_ENGINE
 
 DATA = Path(__file__).parent / "data"
 TABLES = {
@@ -79,3 +79,8 @@ def run_row(release: str, row: dict[str, Any], list_types: bool, engine: str) ->
 @pytest.mark.parametrize(("release", "row", "list_types"), _rows())
 def test_upstream_conformance_default_engine(release: str, row: dict[str, Any], list_types: bool) -> None:
     run_row(release, row, list_types, DEFAULT_ENGINE)
+
+
+@pytest.mark.parametrize(("release", "row", "list_types"), _rows())
+def test_upstream_conformance_fallback_engine(release: str, row: dict[str, Any], list_types: bool) -> None:
+    run_row(release, row, list_types, FALLBACK_ENGINE)

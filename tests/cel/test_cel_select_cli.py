@@ -68,3 +68,31 @@ def test_feature_gate_controls_list_attributes(run_dractl) -> None:
     assert [row.get("result") for row in json.loads(on.stdout)] == [True, False, False]
     off = run_dractl("select", expression, "-", "-o", "json", "-k", "1.36", stdin=slice_with_list)
     assert json.loads(off.stdout)[0]["error"] == "attribute models: unsupported attribute value"
+
+
+def test_both_engines_give_the_same_rows(run_dractl) -> None:
+    expression = 'device.attributes["gpu.example.com"].model.lowerAscii() == "a100"'
+    outputs = [
+        json.loads(run_dractl("select", expression, "-", "-o", "json", "--cel-engine", engine, stdin=SLICE).stdout)
+        for engine in ("cel-expr-python", "cel-python")
+    ]
+    assert outputs[0] == outputs[1]
+    assert [row.get("result") for row in outputs[1]] == [True, False, None]
+
+
+def test_unknown_engine_is_a_usage_error_on_every_command(run_dractl) -> None:
+    for command in (["select", "true", "-"], ["lint", "-"], ["explain", "-"]):
+        result = run_dractl(*command, "--cel-engine", "cel-go", stdin=SLICE)
+        assert result.returncode == 2, command
+        assert result.stderr.strip() == (
+            "dractl: error: --cel-engine: unknown CEL engine 'cel-go'; choose one of cel-expr-python, cel-python"
+        )
+
+
+def test_explain_runs_on_the_fallback_engine(run_dractl) -> None:
+    outputs = [
+        run_dractl("explain", "examples/explain/gpu-pod/", "-o", "json", "--cel-engine", engine)
+        for engine in ("cel-expr-python", "cel-python")
+    ]
+    assert outputs[0].returncode == outputs[1].returncode == 0
+    assert json.loads(outputs[0].stdout) == json.loads(outputs[1].stdout)

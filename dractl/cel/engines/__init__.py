@@ -19,6 +19,10 @@ _MODULES = {
 }
 
 
+#: The distribution that provides each engine (for messages).
+MODULE_PACKAGES = {DEFAULT_ENGINE: "cel-expr-python", FALLBACK_ENGINE: "cel-python"}
+
+
 class EngineUnavailable(RuntimeError):
     """The requested engine's package cannot be imported."""
 
@@ -54,6 +58,20 @@ def resolve_engine_name(name: str | None) -> str:
         return DEFAULT_ENGINE if engine_available(DEFAULT_ENGINE) else FALLBACK_ENGINE
     if name not in _MODULES:
         raise ValueError(f"unknown CEL engine {name!r}; choose one of {', '.join(ENGINES)}")
+    return name
+
+
+def validate_engine_name(name: str | None, source: str) -> str | None:
+    """``name`` when it names an installed engine (``None``: the default choice), else a usage
+    error naming ``source`` (an option or a configuration key)."""
+    if name is None:
+        return None
+    from dractl.errors import UsageError
+
+    if name not in _MODULES:
+        raise UsageError(f"{source}: unknown CEL engine {name!r}; choose one of {', '.join(ENGINES)}")
+    if not engine_available(name):
+        raise UsageError(f"{source}: CEL engine {name} is not installed (python package {MODULE_PACKAGES[name]})")
     return name
 
 

@@ -1,0 +1,759 @@
+"""The fallback engine: cel-python (``celpy``), pure Python.
+
+cel-python parses and interprets CEL but has no type checker, no cost metering and not all of
+cel-go's extensions. This module adds what DRA selectors need on top of its interpreter:
+
+* the DRA ``device`` (driver, attributes and capacity by domain, allowMultipleAllocations); a
+  domain missing from ``device.attributes``/``device.capacity`` reads as an empty map, as
+  upstream's outer maps do, while ``in``, ``size`` and iteration see only the real domains;
+* the Kubernetes quantity and semver libraries, regex ``find``/``findAll``, DRA's ``includes``,
+  cel-go's string extension and ``cel.bind``;
+* CEL's heterogeneous numeric equality and cross-type numeric ordering (``x == 3.0`` on an int);
+* upstream's runtime error texts (``no such key: <name>``, ``got 'types.Int', expected iterable
+  type``, ...);
+* compile-time checks that need no type checker (:mod:`dractl.cel.engines.celpy_syntax`).
+
+Known gaps (tests name them): optional syntax (``a.?b``) does not parse; type errors that need
+inferred types (an attribute compared with a value of another type) surface at run time as
+``no such overload`` or not at all; cost is bounded from below for literal ranges only.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import operator
+import threading
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import celpy
+import celpy.celtypes as ct
+from celpy.celparser import CELParseError, CELParser
+from celpy.evaluation import CELEvalError, Evaluator
+
+from dractl.cel import messages, regex
+from dractl.cel.cost import RUNTIME_COST_LIMIT
+from dractl.cel.device import CelDevice, PlainDevice
+from dractl.cel.engines.celpy_syntax import COMPREHENSION_MACROS, check
+from dractl.cel.environment import Environment
+from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
+from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
+from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
+
+ENGINE_NAME = "cel-python"
+_ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
+
+# cel-python logs every evaluation error it returns as a value; those are results here.
+logging.getLogger("celpy").setLevel(logging.CRITICAL)
+
+
+class _Failure(CELEvalError):
+    """An error whose message is already upstream's."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+def _failure(message: str) -> _Failure:
+    return _Failure(message)
+
+
+# -- values ---------------------------------------------------------------------------------
+
+
+class _DomainMap(ct.MapType):
+    """``device.attributes``/``device.capacity``: a missing domain reads as an empty map."""
+
+    _EMPTY = ct.MapType()
+
+    def __getitem__(self, key: Any) -> Any:
+        try:
+            return super().__getitem__(key)
+        except KeyError:
+            if isinstance(key, str):
+                return self._EMPTY
+            raise
+
+
+def _cel_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return ct.BoolType(value)
+    if isinstance(value, int):
+        return ct.IntType(value)
+    if isinstance(value, str):
+        return ct.StringType(value)
+    if isinstance(value, list):
+        return ct.ListType([_cel_value(v) for v in value])
+    return value  # Semver and Quantity stay dractl's objects; the library functions take them
+
+
+def _device_value(plain: PlainDevice) -> Any:
+    attributes = _DomainMap({
+        ct.StringType(domain): ct.MapType({ct.StringType(k): _cel_value(v) for k, v in values.items()})
+        for domain, values in plain.attributes.items()
+    })
+    capacity = _DomainMap({
+        ct.StringType(domain): ct.MapType({ct.StringType(k): v for k, v in values.items()})
+        for domain, values in plain.capacity.items()
+    })
+    return ct.MapType({
+        ct.StringType("driver"): ct.StringType(plain.driver),
+        ct.StringType("attributes"): attributes,
+        ct.StringType("capacity"): capacity,
+        ct.StringType("allowMultipleAllocations"): ct.BoolType(plain.allow_multiple_allocations),
+    })
+
+
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (ct.BoolType, "bool"), (bool, "bool"), (ct.UintType, "uint"), (ct.IntType, "int"), (ct.DoubleType, "double"),
+    (ct.StringType, "string"), (ct.BytesType, "bytes"), (ct.ListType, "list"), (ct.MapType, "map"),
+    (ct.DurationType, "google.protobuf.Duration"), (ct.TimestampType, "google.protobuf.Timestamp"),
+    (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver"), (type(None), "null_type"),
+)
+_GO_TYPES = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
+             "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
+             "google.protobuf.Duration": "types.Duration", "google.protobuf.Timestamp": "types.Timestamp",
+             "kubernetes.Semver": "cel.Semver", "kubernetes.Quantity": "cel.Quantity"}
+
+
+def type_name(value: Any) -> str:
+    for python_type, name in _TYPE_NAMES:
+        if isinstance(value, python_type):
+            return name
+    return type(value).__name__
+
+
+# -- operators ------------------------------------------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool | ct.BoolType)
+
+
+def cel_equal(left: Any, right: Any) -> bool:
+    """CEL equality: numbers compare by value across int, uint and double; otherwise types must match."""
+    if _is_number(left) and _is_number(right):
+        if not isinstance(left, float) and not isinstance(right, float):
+            return int(left) == int(right)
+        return _exact_numeric_equal(left, right)
+    if isinstance(left, Quantity) and isinstance(right, Quantity):
+        return left.compare(right) == 0
+    if isinstance(left, Semver) and isinstance(right, Semver):
+        return left.compare(right) == 0
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(cel_equal(a, b) for a, b in zip(left, right, strict=True))
+    if isinstance(left, dict) and isinstance(right, dict):
+        if len(left) != len(right):
+            return False
+        for key, value in left.items():
+            match = [k for k in right if cel_equal(k, key)]
+            if not match or not cel_equal(value, right[match[0]]):
+                return False
+        return True
+    if type_name(left) != type_name(right):
+        return False
+    return bool(left == right)
+
+
+def _exact_numeric_equal(left: Any, right: Any) -> bool:
+    try:
+        return Fraction(left) == Fraction(right)
+    except (ValueError, OverflowError):  # NaN and infinities
+        return float(left) == float(right)
+
+
+def _equal(left: Any, right: Any) -> Any:
+    if isinstance(left, CELEvalError):
+        return left
+    if isinstance(right, CELEvalError):
+        return right
+    return ct.BoolType(cel_equal(left, right))
+
+
+def _not_equal(left: Any, right: Any) -> Any:
+    result = _equal(left, right)
+    return result if isinstance(result, CELEvalError) else ct.BoolType(not result)
+
+
+def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
+    def operator(left: Any, right: Any) -> Any:
+        if isinstance(left, CELEvalError):
+            return left
+        if isinstance(right, CELEvalError):
+            return right
+        if _is_number(left) and _is_number(right):
+            if type(left) is type(right) or not (isinstance(left, float) or isinstance(right, float)):
+                return ct.BoolType(compare(int(left) if not isinstance(left, float) else left,
+                                           int(right) if not isinstance(right, float) else right))
+            try:
+                return ct.BoolType(compare(Fraction(left), Fraction(right)))
+            except (ValueError, OverflowError):
+                return ct.BoolType(compare(float(left), float(right)))
+        if type_name(left) == type_name(right) and type_name(left) in (
+                "string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"):
+            return ct.BoolType(compare(left, right))
+        return _failure("no such overload")
+
+    return operator
+
+
+def _in(item: Any, container: Any) -> Any:
+    if isinstance(item, CELEvalError):
+        return item
+    if isinstance(container, CELEvalError):
+        return container
+    if isinstance(container, list):
+        return ct.BoolType(any(cel_equal(item, element) for element in container))
+    if isinstance(container, dict):
+        return ct.BoolType(any(cel_equal(item, key) for key in container))
+    return _failure("no such overload")
+
+
+def _index(container: Any, key: Any) -> Any:
+    if isinstance(container, CELEvalError):
+        return container
+    if isinstance(key, CELEvalError):
+        return key
+    if isinstance(container, dict):
+        try:
+            return container[key]
+        except KeyError:
+            for candidate in container:
+                if cel_equal(candidate, key):
+                    return container[candidate]
+            return _failure(f"no such key: {key}")
+    if isinstance(container, list):
+        if not _is_number(key) or (isinstance(key, float) and not key.is_integer()):
+            return _failure("unsupported index type")
+        index = int(key)
+        if not 0 <= index < len(container):
+            return _failure(f"index '{index}' out of range in list size '{len(container)}'")
+        return container[index]
+    return _failure("no such overload")
+
+
+# -- the quantity and semver libraries -------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_quantity_cached(text: str) -> Quantity | str:
+    try:
+        return parse_quantity(text)
+    except QuantityError as exc:
+        return str(exc)
+
+
+def _quantity(text: Any) -> Any:
+    if not isinstance(text, str):
+        return _failure("no such overload")
+    parsed = _parse_quantity_cached(str(text))
+    return _failure(parsed) if isinstance(parsed, str) else parsed
+
+
+def _semver(text: Any, normalize: Any = False) -> Any:
+    if not isinstance(text, str) or not isinstance(normalize, bool | ct.BoolType):
+        return _failure("no such overload")
+    try:
+        return parse_semver_normalized(str(text)) if normalize else parse_semver(str(text))
+    except SemverError as exc:
+        return _failure(str(exc))
+
+
+def _is_semver(text: Any, normalize: Any = False) -> Any:
+    if not isinstance(text, str):
+        return _failure("no such overload")
+    try:
+        parse_semver_normalized(str(text)) if normalize else parse_semver(str(text))
+    except SemverError:
+        return ct.BoolType(False)
+    return ct.BoolType(True)
+
+
+def _is_quantity(text: Any) -> Any:
+    return ct.BoolType(is_quantity(str(text))) if isinstance(text, str) else _failure("no such overload")
+
+
+def _on_quantity(function: Callable[[Quantity], Any]) -> Callable[[Any], Any]:
+    def call(value: Any) -> Any:
+        if not isinstance(value, Quantity):
+            return _failure("no such overload")
+        return function(value)
+
+    return call
+
+
+def _on_semver(function: Callable[[Semver], Any]) -> Callable[[Any], Any]:
+    def call(value: Any) -> Any:
+        if not isinstance(value, Semver):
+            return _failure("no such overload")
+        return function(value)
+
+    return call
+
+
+def _as_integer(value: Quantity) -> Any:
+    result = value.as_int64()
+    return _failure("cannot convert value to integer") if result is None else ct.IntType(result)
+
+
+def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
+    def call(left: Any, right: Any) -> Any:
+        if not isinstance(left, Quantity):
+            return _failure("no such overload")
+        if isinstance(right, Quantity):
+            other = right
+        elif _is_number(right) and not isinstance(right, float | ct.UintType):
+            other = from_int(int(right))
+        else:
+            return _failure("no such overload")
+        try:
+            return left.add(other) if name == "add" else left.sub(other)
+        except QuantityError as exc:
+            return _failure(str(exc))
+
+    return call
+
+
+def _comparison(result: Callable[[int], Any]) -> Callable[[Any, Any], Any]:
+    def call(left: Any, right: Any) -> Any:
+        if (isinstance(left, Quantity) and isinstance(right, Quantity)) or (
+                isinstance(left, Semver) and isinstance(right, Semver)):
+            return result(left.compare(right))
+        return _failure("no such overload")
+
+    return call
+
+
+def _includes(target: Any, argument: Any) -> Any:
+    if isinstance(target, list):
+        for index, item in enumerate(target):
+            if index >= _ATTRIBUTE_LIST_LIMIT:
+                return _failure(
+                    f"'includes' function cannot be applied to lists longer than {_ATTRIBUTE_LIST_LIMIT} values")
+            if cel_equal(item, argument):
+                return ct.BoolType(True)
+        return ct.BoolType(False)
+    return ct.BoolType(cel_equal(target, argument))
+
+
+def _regex(function: Callable[..., Any], wrap: Callable[[Any], Any]) -> Callable[..., Any]:
+    def call(text: Any, pattern: Any, *rest: Any) -> Any:
+        if not isinstance(text, str) or not isinstance(pattern, str):
+            return _failure("no such overload")
+        try:
+            return wrap(function(str(text), str(pattern), *(int(r) for r in rest)))
+        except regex.RegexError as exc:
+            return _failure(str(exc))
+
+    return call
+
+
+def _matches(text: Any, pattern: Any) -> Any:
+    if not isinstance(text, str) or not isinstance(pattern, str):
+        return _failure("no such overload")
+    try:
+        compiled = regex.compile_re2(str(pattern))
+    except regex.RegexError as exc:
+        return _failure(str(exc))
+    return ct.BoolType(compiled.search(str(text)) is not None)
+
+
+# -- cel-go's string extension ---------------------------------------------------------------
+
+
+def _strings(function: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        try:
+            result = function(*args)
+        except _StringError as exc:
+            return _failure(str(exc))
+        except (TypeError, AttributeError):
+            return _failure("no such overload")
+        if isinstance(result, bool):
+            return ct.BoolType(result)
+        if isinstance(result, int):
+            return ct.IntType(result)
+        if isinstance(result, str):
+            return ct.StringType(result)
+        if isinstance(result, list):
+            return ct.ListType([ct.StringType(r) for r in result])
+        return result
+
+    return call
+
+
+class _StringError(Exception):
+    pass
+
+
+def _need_str(*values: Any) -> None:
+    for value in values:
+        if not isinstance(value, str):
+            raise TypeError("no such overload")
+
+
+def _need_int(*values: Any) -> None:
+    for value in values:
+        if not isinstance(value, int) or isinstance(value, bool | ct.BoolType | ct.UintType):
+            raise TypeError("no such overload")
+
+
+def _char_at(text: Any, index: Any) -> str:
+    _need_str(text)
+    _need_int(index)
+    if index < 0 or index > len(text):
+        raise _StringError(f"index out of range: {index}")
+    return str(text)[index:index + 1]
+
+
+def _index_of(text: Any, sub: Any, start: Any = 0) -> int:
+    _need_str(text, sub)
+    _need_int(start)
+    if start < 0 or start > len(text):
+        raise _StringError(f"index out of range: {start}")
+    return str(text).find(str(sub), int(start))
+
+
+def _last_index_of(text: Any, sub: Any, end: Any = None) -> int:
+    _need_str(text, sub)
+    if end is None:
+        return str(text).rfind(str(sub))
+    _need_int(end)
+    if end < 0 or end >= len(text):
+        raise _StringError(f"index out of range: {end}")
+    return str(text).rfind(str(sub), 0, int(end) + len(sub))
+
+
+def _ascii_case(upper: bool) -> Callable[[Any], str]:
+    def call(text: Any) -> str:
+        _need_str(text)
+        return "".join(
+            (ch.upper() if upper else ch.lower()) if ch.isascii() else ch for ch in str(text))
+
+    return call
+
+
+def _replace(text: Any, old: Any, new: Any, limit: Any = -1) -> str:
+    _need_str(text, old, new)
+    _need_int(limit)
+    return str(text).replace(str(old), str(new), int(limit))
+
+
+def _split(text: Any, separator: Any, limit: Any = -1) -> list[str]:
+    _need_str(text, separator)
+    _need_int(limit)
+    if limit == 0:
+        return []
+    if separator == "":
+        chars = list(str(text))
+        if limit > 0 and len(chars) > limit:
+            return [*chars[: limit - 1], "".join(chars[limit - 1:])]
+        return chars
+    return str(text).split(str(separator), int(limit) - 1 if limit > 0 else -1)
+
+
+def _substring(text: Any, start: Any, end: Any = None) -> str:
+    _need_str(text)
+    _need_int(start)
+    length = len(text)
+    stop = length if end is None else end
+    if end is not None:
+        _need_int(end)
+    if start > stop:
+        raise _StringError(f"invalid substring range. start: {start}, end: {stop}")
+    if start < 0 or start > length:
+        raise _StringError(f"index out of range: {start}")
+    if stop < 0 or stop > length:
+        raise _StringError(f"index out of range: {stop}")
+    return str(text)[int(start):int(stop)]
+
+
+_UNICODE_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+                 "\u2028\u2029\u202f\u205f\u3000"
+
+
+def _trim(text: Any) -> str:
+    _need_str(text)
+    return str(text).strip(_UNICODE_SPACE)
+
+
+def _join(values: Any, separator: Any = "") -> str:
+    _need_str(separator)
+    if not isinstance(values, list):
+        raise TypeError("no such overload")
+    _need_str(*values)
+    return str(separator).join(str(v) for v in values)
+
+
+def _reverse(text: Any) -> str:
+    _need_str(text)
+    return str(text)[::-1]
+
+
+def _divide(left: Any, right: Any) -> Any:
+    try:
+        return operator.truediv(left, right)
+    except ZeroDivisionError:
+        return _failure("division by zero")
+
+
+def _modulo(left: Any, right: Any) -> Any:
+    try:
+        return operator.mod(left, right)
+    except ZeroDivisionError:
+        return _failure("modulus by zero")
+
+
+def _size(value: Any) -> Any:
+    if isinstance(value, str | bytes | list | dict):
+        return ct.IntType(len(value))
+    return _failure("no such overload")
+
+
+def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
+    functions: dict[str, Callable[..., Any]] = {
+        "_==_": _equal, "_!=_": _not_equal, "_in_": _in, "_[_]": _index,
+        "_<_": _ordering(lambda a, b: a < b), "_<=_": _ordering(lambda a, b: a <= b),
+        "_>_": _ordering(lambda a, b: a > b), "_>=_": _ordering(lambda a, b: a >= b),
+        "_/_": _divide, "_%_": _modulo, "matches": _matches, "size": _size,
+        "charAt": _strings(_char_at), "indexOf": _strings(_index_of), "lastIndexOf": _strings(_last_index_of),
+        "lowerAscii": _strings(_ascii_case(False)), "upperAscii": _strings(_ascii_case(True)),
+        "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
+        "trim": _strings(_trim), "join": _strings(_join), "reverse": _strings(_reverse),
+    }
+    libraries = environment.libraries
+    if "quantity" in libraries:
+        functions.update({
+            "quantity": _quantity, "isQuantity": _is_quantity,
+            "sign": _on_quantity(lambda q: ct.IntType(q.sign())),
+            "asInteger": _on_quantity(_as_integer),
+            "isInteger": _on_quantity(lambda q: ct.BoolType(q.as_int64() is not None)),
+            "asApproximateFloat": _on_quantity(lambda q: ct.DoubleType(q.as_approximate_float())),
+            "add": _arithmetic("add"), "sub": _arithmetic("sub"),
+        })
+    if "quantity" in libraries or "semver" in libraries:
+        functions.update({
+            "isGreaterThan": _comparison(lambda c: ct.BoolType(c == 1)),
+            "isLessThan": _comparison(lambda c: ct.BoolType(c == -1)),
+            "compareTo": _comparison(ct.IntType),
+        })
+    if "semver" in libraries:
+        functions.update({
+            "semver": _semver, "isSemver": _is_semver,
+            "major": _on_semver(lambda v: ct.IntType(v.major)),
+            "minor": _on_semver(lambda v: ct.IntType(v.minor)),
+            "patch": _on_semver(lambda v: ct.IntType(v.patch)),
+        })
+    if "regex" in libraries:
+        functions["find"] = _regex(regex.find, ct.StringType)
+        functions["findAll"] = _regex(regex.find_all, lambda found: ct.ListType(ct.StringType(f) for f in found))
+    if environment.includes_function:
+        functions["includes"] = _includes
+    return functions
+
+
+# -- the interpreter -------------------------------------------------------------------------
+
+
+class _CostExceeded(Exception):
+    pass
+
+
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = RUNTIME_COST_LIMIT
+
+
+class _Evaluator(Evaluator):
+    """cel-python's interpreter with cel-go's answers where the two differ."""
+
+    budget: _Budget
+
+    def sub_evaluator(self, ast: Any) -> _Evaluator:
+        nested = _Evaluator(ast, activation=self.activation)
+        nested.budget = self.budget
+        return nested
+
+    def member_dot(self, tree: Any) -> Any:
+        member_tree, name = tree.children
+        member = self.visit(member_tree)
+        if isinstance(member, CELEvalError):
+            return member
+        if isinstance(member, ct.MapType):
+            try:
+                return member[ct.StringType(name.value)]
+            except KeyError:
+                return _failure(f"no such key: {name.value}")
+        return super().member_dot(tree)
+
+    def member_dot_arg(self, tree: Any) -> Any:
+        member_tree, name = tree.children[0], tree.children[1]
+        method = name.value
+        if method == "bind" and len(tree.children) > 2 and _is_ident(member_tree, "cel"):
+            variable_tree, init_tree, body_tree = tree.children[2].children
+            value = self.visit(init_tree)
+            variable = _ident_name(variable_tree)
+            nested = self.sub_evaluator(body_tree)
+            try:
+                return nested.evaluate({variable: value})
+            except CELEvalError as exc:
+                return exc
+        if method in COMPREHENSION_MACROS:
+            target = self.visit(member_tree)
+            if isinstance(target, CELEvalError):
+                return target
+            if not isinstance(target, list | dict):
+                go_type = _GO_TYPES.get(type_name(target))
+                return _failure(f"got '{go_type}', expected iterable type" if go_type else "expected iterable type")
+            self.budget.left -= len(target)
+            if self.budget.left < 0:
+                raise _CostExceeded
+        return super().member_dot_arg(tree)
+
+
+def _is_ident(tree: Any, name: str) -> bool:
+    while tree.data in ("member", "primary") and len(tree.children) == 1:
+        tree = tree.children[0]
+    return bool(tree.data == "ident" and tree.children[0].value == name)
+
+
+def _ident_name(tree: Any) -> str:
+    found = list(tree.find_data("ident"))
+    return str(found[0].children[0].value) if found else ""
+
+
+class _Runner(celpy.Runner):
+    def evaluate(self, context: Any) -> Any:
+        evaluator = _Evaluator(ast=self.ast, activation=self.new_activation())
+        evaluator.budget = _Budget()
+        return evaluator.evaluate(context)
+
+
+# -- the engine ------------------------------------------------------------------------------
+
+_RUNTIME_MESSAGES = {
+    "divide by zero": "division by zero",
+    "modulus or divide by zero": "modulus by zero",
+    "return error for overflow": "integer overflow",
+}
+
+
+def _runtime_message(error: CELEvalError) -> str:
+    message = str(error.args[0]) if error.args else "evaluation error"
+    if isinstance(error, _Failure):
+        return message
+    if message.startswith(("found no matching overload", "no such overload")):
+        return "no such overload"
+    if message == "no such key" and len(error.args) > 2 and error.args[2]:
+        return f"no such key: {error.args[2][0]}"
+    return messages.runtime_message(_RUNTIME_MESSAGES.get(message, message))
+
+
+class CelPythonProgram:
+    __slots__ = ("_list_types", "_runner", "cost", "expression", "min_cost", "output_type")
+
+    def __init__(self, runner: _Runner, output_type: str, list_types: bool, min_cost: int, expression: str) -> None:
+        self._runner = runner
+        self.output_type = output_type
+        self._list_types = list_types
+        self.min_cost = min_cost
+        #: cel-python has no cost estimator; the conformance cost column is not checked.
+        self.cost: int | None = None
+        self.expression = expression
+
+    def evaluate(self, device: CelDevice) -> Any:
+        if self.min_cost > RUNTIME_COST_LIMIT:
+            raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
+        key = (ENGINE_NAME, self._list_types)
+        value = device.engine_value(key)
+        if value is None:
+            plain = device.plain(self._list_types)
+            value = plain.error if plain.error is not None else _device_value(plain)
+            device.set_engine_value(key, value)
+        if isinstance(value, str):
+            raise CelRuntimeError(value)
+        try:
+            result = self._runner.evaluate({"device": value})
+        except CELEvalError as exc:
+            raise CelRuntimeError(_runtime_message(exc)) from None
+        except _CostExceeded:
+            raise CelRuntimeError("operation cancelled: actual cost limit exceeded") from None
+        except RecursionError:
+            raise CelRuntimeError("max recursion depth exceeded") from None
+        if isinstance(result, bool | ct.BoolType):
+            return bool(result)
+        return _NonBool(type_name(result))
+
+
+class _NonBool:
+    __slots__ = ("type_name",)
+
+    def __init__(self, name: str) -> None:
+        self.type_name = name
+
+
+class CelPythonEngine:
+    name = ENGINE_NAME
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parser = CELParser()
+        self._environment = celpy.Environment(runner_class=_Runner)
+        self._functions: dict[tuple[object, ...], dict[str, Callable[..., Any]]] = {}
+
+    def compile(self, expression: str, environment: Environment) -> CelPythonProgram:
+        with self._lock:  # the lark parser keeps state while parsing
+            try:
+                tree = self._parser.parse(expression)
+            except CELParseError as exc:
+                raise _syntax_error(expression, exc) from None
+        try:
+            _root, checked = check(tree, environment)
+        except RecursionError:
+            raise CelCompileError("compilation failed: expression too deeply nested",
+                                  [CelError("expression too deeply nested")]) from None
+        if checked.errors:
+            issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err in checked.errors]
+            raise CelCompileError("compilation failed: " + messages.format_issues(issues), checked.errors)
+        if checked.unsupported:
+            first = checked.unsupported[0]
+            raise CelCompileError(f"{first.message} (use the cel-expr-python engine)", checked.unsupported,
+                                  kind="unsupported")
+        functions = self._functions.get(environment.cache_key)
+        if functions is None:
+            functions = _library(environment)
+            self._functions[environment.cache_key] = functions
+        runner = self._environment.program(tree, functions=functions)
+        return CelPythonProgram(runner, checked.output_type, environment.list_type_attributes, checked.min_cost,
+                                expression)
+
+
+def _syntax_error(expression: str, exc: CELParseError) -> CelCompileError:
+    line = getattr(exc, "line", None) or 1
+    column = getattr(exc, "column", None) or 1
+    message = "Syntax error: " + _parse_detail(exc)
+    err = CelError(message, line, column)
+    detail = messages.format_issues([(err, messages.snippet_for(expression, line, column))])
+    return CelCompileError(f"compilation failed: {detail}", [err])
+
+
+def _parse_detail(exc: CELParseError) -> str:
+    cause = exc.__cause__ or exc.__context__
+    token = getattr(cause, "token", None)
+    if token is not None:
+        return f"unexpected input {str(token)!r}"
+    char = getattr(cause, "char", None)
+    if char is not None:
+        return f"token recognition error at: {char!r}"
+    return "unexpected input"
+
+
+def create_engine() -> CelPythonEngine:
+    return CelPythonEngine()
+
+
+__all__ = ["CelPythonEngine", "CelPythonProgram", "cel_equal", "create_engine", "type_name"]

@@ -1,0 +1,378 @@
+"""Compile-time checks for the cel-python engine, on a simplified form of cel-python's parse tree.
+
+cel-python parses but does not type-check. The checks here reproduce the errors of upstream's
+checker that need no type information beyond literals and the DRA declarations: undeclared
+identifiers and functions, fields ``device`` does not have, operators applied to literals of the
+wrong types (``2u + 1``), and the type of the whole expression where it is evident. They also
+compute a lower bound of the evaluation cost where ranges are list literals, so expressions that
+upstream always cancels are cancelled here without running them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import lark
+
+from dractl.cel.environment import Environment
+from dractl.cel.errors import CelError
+
+#: Macros whose first argument names an iteration variable.
+COMPREHENSION_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_BOOL_MACROS = frozenset({"all", "exists", "exists_one"})
+
+# Functions with an evident result type (receiver-style or global), for the output type check.
+_RESULT_TYPES: dict[str, str] = {
+    "size": "int", "int": "int", "uint": "uint", "double": "double", "string": "string", "bool": "bool",
+    "bytes": "bytes", "matches": "bool", "startsWith": "bool", "endsWith": "bool", "contains": "bool",
+    "quantity": "kubernetes.Quantity", "isQuantity": "bool", "sign": "int", "asInteger": "int",
+    "isInteger": "bool", "asApproximateFloat": "double", "add": "kubernetes.Quantity",
+    "sub": "kubernetes.Quantity", "isGreaterThan": "bool", "isLessThan": "bool", "compareTo": "int",
+    "semver": "kubernetes.Semver", "isSemver": "bool", "major": "int", "minor": "int", "patch": "int",
+    "find": "string", "findAll": "list", "includes": "bool", "charAt": "string", "indexOf": "int",
+    "lastIndexOf": "int", "lowerAscii": "string", "upperAscii": "string", "replace": "string",
+    "split": "list", "substring": "string", "trim": "string", "join": "string", "reverse": "string",
+}
+
+#: Functions of the standard environment every selector may call.
+_STANDARD = frozenset({
+    "size", "int", "uint", "double", "string", "bool", "bytes", "dyn", "type", "matches", "startsWith",
+    "endsWith", "contains", "duration", "timestamp", "getDate", "getDayOfMonth", "getDayOfWeek",
+    "getDayOfYear", "getFullYear", "getMonth", "getHours", "getMilliseconds", "getMinutes", "getSeconds",
+})
+_LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
+    "quantity": frozenset({"quantity", "isQuantity", "sign", "asInteger", "isInteger", "asApproximateFloat",
+                           "add", "sub", "isGreaterThan", "isLessThan", "compareTo"}),
+    "semver": frozenset({"semver", "isSemver", "major", "minor", "patch", "isGreaterThan", "isLessThan",
+                         "compareTo"}),
+    "regex": frozenset({"find", "findAll"}),
+}
+#: cel-go's string extension (version 2 and later), declared in every DRA environment.
+STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
+                              "split", "substring", "trim", "join", "reverse", "quote", "format"})
+#: Declared upstream but not evaluated by the cel-python engine.
+UNSUPPORTED = frozenset({"quote", "format", "duration", "timestamp", "getDate", "getDayOfMonth",
+                         "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
+                         "getMilliseconds", "getMinutes", "getSeconds"})
+
+_NUMERIC = frozenset({"int", "uint", "double"})
+_ARITHMETIC = {"addition_add": "_+_", "addition_sub": "_-_", "multiplication_mul": "_*_",
+               "multiplication_div": "_/_", "multiplication_mod": "_%_"}
+_RELATIONS = {"relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
+              "relation_eq": "_==_", "relation_ne": "_!=_", "relation_in": "@in"}
+_ARITHMETIC_TYPES = {
+    "_+_": frozenset({"int", "uint", "double", "string", "bytes"}),
+    "_-_": _NUMERIC, "_*_": _NUMERIC, "_/_": _NUMERIC, "_%_": frozenset({"int", "uint"}),
+}
+_ORDERED = frozenset({"int", "uint", "double", "string", "bytes", "bool"})
+
+
+def declared_functions(environment: Environment) -> frozenset[str]:
+    names = set(_STANDARD) | STRING_EXTENSION
+    for library, functions in _LIBRARY_FUNCTIONS.items():
+        if library in environment.libraries:
+            names |= functions
+    if environment.includes_function:
+        names.add("includes")
+    return frozenset(names)
+
+
+@dataclass
+class Node:
+    """One node of the simplified tree; ``line``/``column`` are 1-based like cel-go's."""
+
+    kind: str  # literal, ident, select, index, call, macro, bind, op, list, map, has, other
+    line: int
+    column: int
+    name: str = ""  # ident name, selected field, function or operator
+    type: str = ""  # literal type
+    children: list[Node] = field(default_factory=list)  # operands / arguments; target first for calls
+    member: bool = False  # a receiver-style call
+    variable: str = ""  # macro / bind variable
+
+
+def _position(tree: Any) -> tuple[int, int]:
+    if isinstance(tree, lark.Token):
+        return tree.line or 1, tree.column or 1
+    meta = tree.meta
+    return getattr(meta, "line", None) or 1, getattr(meta, "column", None) or 1
+
+
+def _end(tree: Any) -> tuple[int, int]:
+    if isinstance(tree, lark.Token):
+        return tree.end_line or 1, tree.end_column or 1
+    meta = tree.meta
+    return getattr(meta, "end_line", None) or 1, getattr(meta, "end_column", None) or 1
+
+
+def _literal_type(token: lark.Token) -> str:
+    return {"UINT_LIT": "uint", "FLOAT_LIT": "double", "INT_LIT": "int", "MLSTRING_LIT": "string",
+            "STRING_LIT": "string", "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null_type"}.get(
+        token.type, "")
+
+
+def _exprs(tree: Any) -> list[Any]:
+    if tree is None:
+        return []
+    return [child for child in tree.children if isinstance(child, lark.Tree)]
+
+
+def _ident_of(tree: lark.Tree) -> str | None:
+    """The identifier an expression consists of, if that is all it is (macro variables)."""
+    node = simplify(tree)
+    return node.name if node.kind == "ident" else None
+
+
+def simplify(tree: Any) -> Node:
+    data = tree.data
+    children = tree.children
+    if data in ("expr", "conditionalor", "conditionaland") and len(children) == 1:
+        return simplify(children[0])
+    if data == "expr":
+        line, column = _position(tree)
+        return Node("op", line, column, "_?_:_", children=[simplify(c) for c in children])
+    if data in ("conditionalor", "conditionaland"):
+        left, right = children
+        line, column = _end(left)  # the operator follows its left operand
+        op = "_||_" if data == "conditionalor" else "_&&_"
+        return Node("op", line, column + 1, op, children=[simplify(left), simplify(right)])
+    if data in ("relation", "addition", "multiplication"):
+        if len(children) == 1:
+            return simplify(children[0])
+        operator_tree, right = children
+        left = simplify(operator_tree.children[0])
+        op = _RELATIONS.get(operator_tree.data) or _ARITHMETIC[operator_tree.data]
+        symbol = {"@in": "in"}.get(op, op.strip("_"))
+        end_line, end_column = _end(operator_tree)
+        return Node("op", end_line, end_column - len(symbol), op, children=[left, simplify(right)])
+    if data == "unary":
+        if len(children) == 1:
+            return simplify(children[0])
+        operator_tree, operand = children
+        line, column = _position(operator_tree)
+        op = "!_" if operator_tree.data == "unary_not" else "-_"
+        return Node("op", line, column, op, children=[simplify(operand)])
+    if data in ("member", "primary") and len(children) == 1:
+        return simplify(children[0])
+    if data == "paren_expr":
+        return simplify(children[0])
+    if data == "member_dot":
+        target, name = children
+        line, column = _position(name)
+        return Node("select", line, column - 1, str(name), children=[simplify(target)])
+    if data == "member_dot_arg":
+        target, name = children[0], children[1]
+        args = _exprs(children[2]) if len(children) > 2 else []
+        line, column = _position(name)
+        column += len(str(name))  # cel-go positions a call at its "("
+        target_node = simplify(target)
+        if str(name) == "bind" and target_node.kind == "ident" and target_node.name == "cel" and len(args) == 3:
+            variable = _ident_of(args[0]) or ""
+            return Node("bind", line, column, "cel.bind", children=[simplify(args[1]), simplify(args[2])],
+                        variable=variable)
+        if str(name) in COMPREHENSION_MACROS and len(args) == 2 and _ident_of(args[0]):
+            return Node("macro", line, column, str(name), children=[target_node, simplify(args[1])],
+                        variable=_ident_of(args[0]) or "")
+        return Node("call", line, column, str(name), children=[target_node, *(simplify(a) for a in args)],
+                    member=True)
+    if data == "member_index":
+        target, key = children
+        line, column = _position(key)
+        return Node("index", line, column - 1, "_[_]", children=[simplify(target), simplify(key)])
+    if data == "member_object":
+        line, column = _position(tree)
+        return Node("other", line, column, "message")
+    if data == "literal":
+        token = children[0]
+        line, column = _position(token)
+        return Node("literal", line, column, str(token), type=_literal_type(token))
+    if data == "ident":
+        line, column = _position(children[0])
+        return Node("ident", line, column, str(children[0]))
+    if data in ("ident_arg", "dot_ident_arg"):
+        name = children[0]
+        args = _exprs(children[1]) if len(children) > 1 else []
+        line, column = _position(name)
+        column += len(str(name))
+        if str(name) == "has" and len(args) == 1:
+            return Node("has", line, column, "has", children=[simplify(args[0])])
+        return Node("call", line, column, str(name), children=[simplify(a) for a in args])
+    if data == "dot_ident":
+        line, column = _position(children[0])
+        return Node("ident", line, column, str(children[0]))
+    if data == "list_lit":
+        line, column = _position(tree)
+        items = _exprs(children[0]) if children else []
+        return Node("list", line, column, children=[simplify(i) for i in items])
+    if data == "map_lit":
+        line, column = _position(tree)
+        items = _exprs(children[0]) if children else []
+        return Node("map", line, column, children=[simplify(i) for i in items])
+    line, column = _position(tree)
+    return Node("other", line, column, data, children=[simplify(c) for c in _exprs(tree)])
+
+
+@dataclass
+class Checked:
+    errors: list[CelError]
+    unsupported: list[CelError]
+    output_type: str
+    min_cost: int
+
+
+class _Checker:
+    def __init__(self, environment: Environment) -> None:
+        self.environment = environment
+        self.functions = declared_functions(environment)
+        self.device_fields = {"driver", "attributes", "capacity"}
+        if environment.allow_multiple_allocations_field:
+            self.device_fields.add("allowMultipleAllocations")
+        self.errors: list[CelError] = []
+        self.unsupported: list[CelError] = []
+
+    def error(self, node: Node, message: str) -> None:
+        self.errors.append(CelError(message, node.line, node.column))
+
+    def type_of(self, node: Node, scope: frozenset[str]) -> str | None:
+        """Check ``node``; return its type when evident (``None``: dyn or unknown)."""
+        kind = node.kind
+        if kind == "literal":
+            return node.type
+        if kind == "ident":
+            if node.name not in scope and node.name != "device":
+                self.error(node, f"undeclared reference to '{node.name}' (in container '')")
+            return None
+        if kind == "select":
+            target = node.children[0]
+            if target.kind == "ident" and target.name == "device" and "device" not in scope:
+                if node.name not in self.device_fields:
+                    self.error(node, f"undefined field '{node.name}'")
+                    return None
+                return {"driver": "string", "allowMultipleAllocations": "bool"}.get(node.name)
+            self._select_target(target, scope)
+            return None
+        if kind == "has":
+            operand = node.children[0]
+            if operand.kind == "select":
+                self._select_target(operand.children[0], scope)
+            else:
+                self.error(node, "invalid argument to has() macro")
+            return "bool"
+        if kind == "index":
+            for child in node.children:
+                self.type_of(child, scope)
+            return None
+        if kind == "macro":
+            self.type_of(node.children[0], scope)
+            self.type_of(node.children[1], scope | {node.variable})
+            return "bool" if node.name in _BOOL_MACROS else "list"
+        if kind == "bind":
+            if "bindings" not in self.environment.libraries:
+                self.error(node, "undeclared reference to 'cel.bind' (in container '')")
+            self.type_of(node.children[0], scope)
+            return self.type_of(node.children[1], scope | {node.variable})
+        if kind == "call":
+            return self._call(node, scope)
+        if kind == "op":
+            return self._operator(node, scope)
+        if kind == "list":
+            for child in node.children:
+                self.type_of(child, scope)
+            return "list"
+        if kind == "map":
+            for child in node.children:
+                self.type_of(child, scope)
+            return "map"
+        self.unsupported.append(CelError(f"the cel-python engine does not evaluate {node.name} expressions",
+                                         node.line, node.column))
+        return None
+
+    def _select_target(self, target: Node, scope: frozenset[str]) -> None:
+        self.type_of(target, scope)
+
+    def _call(self, node: Node, scope: frozenset[str]) -> str | None:
+        argument_types = [self.type_of(child, scope) for child in node.children]
+        name = node.name
+        if name not in self.functions:
+            self.error(node, f"undeclared reference to '{name}' (in container '')")
+            return None
+        if name in UNSUPPORTED:
+            self.unsupported.append(CelError(f"the cel-python engine does not implement '{name}'",
+                                             node.line, node.column))
+        if name in ("dyn",):
+            return None
+        if name == "size" and argument_types and argument_types[0] not in (None, "string", "bytes", "list", "map"):
+            self.error(node, f"found no matching overload for 'size' applied to '({argument_types[0]})'")
+        return _RESULT_TYPES.get(name)
+
+    def _operator(self, node: Node, scope: frozenset[str]) -> str | None:
+        op = node.name
+        types = [self.type_of(child, scope) for child in node.children]
+        known = all(t is not None for t in types)
+        if op in ("_&&_", "_||_", "!_"):
+            if known and any(t != "bool" for t in types):
+                self._no_overload(node, types)
+            return "bool"
+        if op == "_?_:_":
+            condition, then, otherwise = types
+            if condition is not None and condition != "bool":
+                self._no_overload(node, types)
+            return then if then == otherwise else None
+        if op == "-_":
+            if known and types[0] not in ("int", "double"):
+                self._no_overload(node, types)
+            return types[0]
+        if op == "@in":
+            return "bool"
+        if op in ("_==_", "_!=_"):
+            if known and types[0] != types[1] and "null_type" not in types:
+                self._no_overload(node, types)
+            return "bool"
+        if op in ("_<_", "_<=_", "_>_", "_>=_"):
+            if known:
+                left, right = types
+                numeric = left in _NUMERIC and right in _NUMERIC
+                if not numeric and (left != right or left not in _ORDERED):
+                    self._no_overload(node, types)
+            return "bool"
+        allowed = _ARITHMETIC_TYPES.get(op)
+        if allowed is not None:
+            if known:
+                left, right = types
+                if left != right or left not in allowed:
+                    self._no_overload(node, types)
+                    return None
+                return left
+            return None
+        return None
+
+    def _no_overload(self, node: Node, types: list[str | None]) -> None:
+        self.error(node, f"found no matching overload for '{node.name}' applied to "
+                         f"'({', '.join(t or 'dyn' for t in types)})'")
+
+
+def _min_cost(node: Node) -> int:
+    """A lower bound of cel-go's cost: one per variable, field, index and call; ranges that are
+    list literals multiply their macro's body."""
+    kind = node.kind
+    own = 1 if kind in ("ident", "select", "index", "call", "has") else 0
+    if kind == "op" and node.name not in ("_&&_", "_||_", "_?_:_"):
+        own = 1
+    if kind == "macro":
+        target, body = node.children
+        count = len(target.children) if target.kind == "list" else 0
+        return _min_cost(target) + count * (_min_cost(body) + 1)
+    if kind == "op" and node.name in ("_&&_", "_||_"):
+        return min(_min_cost(child) for child in node.children)
+    if kind == "op" and node.name == "_?_:_":
+        condition, then, otherwise = node.children
+        return _min_cost(condition) + min(_min_cost(then), _min_cost(otherwise))
+    return own + sum(_min_cost(child) for child in node.children)
+
+
+def check(tree: lark.Tree, environment: Environment) -> tuple[Node, Checked]:
+    root = simplify(tree)
+    checker = _Checker(environment)
+    output = checker.type_of(root, frozenset())
+    return root, Checked(checker.errors, checker.unsupported, output or "any", _min_cost(root))

@@ -1,0 +1,148 @@
+"""Both engines give upstream's answers where cel-python on its own would not.
+
+Each row is evaluated on every engine with the same expected result: true/false, a runtime
+error message, or a compile error part. Rows one engine cannot do are strict xfails for that
+engine only, with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dractl.cel import CelCompileError, CelDevice, CelRuntimeError, compile_selector
+from dractl.cel.engines import DEFAULT_ENGINE, ENGINES, FALLBACK_ENGINE, resolve_engine_name
+
+A = 'device.attributes["gpu.example.com"]'
+C = 'device.capacity["gpu.example.com"]'
+
+DEVICE = CelDevice(
+    driver="gpu.example.com",
+    attributes={
+        "model": {"string": "A100"},
+        "cores": {"int": 108},
+        "driverVersion": {"version": "1.2.3"},
+        "other.example.com/numa": {"int": 1},
+    },
+    capacity={"memory": {"value": "40Gi"}},
+)
+
+ROWS: list[tuple[str, object]] = [
+    # heterogeneous numeric equality and ordering
+    (f"{A}.cores == 108.0", True),
+    (f"{A}.cores != 108.5", True),
+    (f"{A}.cores == 108u", True),
+    (f"{A}.cores in [1.0, 108.0]", True),
+    (f"{A}.cores > 100.5", True),
+    (f"{A}.cores < 200u", True),
+    ("[1, 2.0, 3u].exists(x, x == 2)", True),
+    (f'{A}.cores == "108"', False),
+    # literals of different types are a compile error, as upstream's checker finds
+    ("2u + 1 == 3u", ("compile", "found no matching overload for '_+_' applied to '(uint, int)'")),
+    ("1 == 1.0", ("compile", "found no matching overload for '_==_' applied to '(int, double)'")),
+    ('"a" + 1 == "a1"', ("compile", "found no matching overload for '_+_' applied to '(string, int)'")),
+    ("dyn(1) == 1.0", True),
+    # cel.bind
+    ("cel.bind(x, 2, x * x == 4)", True),
+    (f"cel.bind(g, {A}, g.cores > 64 && g.model == 'A100')", True),
+    # cel-go's string extension
+    ('"Hello".lowerAscii() == "hello"', True),
+    ('"Hello".upperAscii() == "HELLO"', True),
+    ('"a,b,c".split(",").size() == 3', True),
+    ('" x ".trim() == "x"', True),
+    ('"abc".substring(1) == "bc"', True),
+    ('"abc".charAt(1) == "b"', True),
+    ('"abcb".lastIndexOf("b") == 3', True),
+    ('"abc".indexOf("c") == 2', True),
+    ('["a", "b"].join("-") == "a-b"', True),
+    ('"aaa".replace("a", "b", 2) == "bba"', True),
+    ('"abc".reverse() == "cba"', True),
+    # missing domains read as empty maps, but only where upstream's maps do
+    ('device.attributes["nosuch.example.com"].size() == 0', True),
+    ('"nosuch.example.com" in device.attributes', False),
+    ("size(device.attributes) == 2", True),
+    ('device.attributes.exists(d, d == "nosuch.example.com")', False),
+    # upstream's map answers Find for a missing domain with (empty map, found): has() is true
+    ("has(device.attributes.nosuch)", True),
+    ('device.attributes["nosuch.example.com"].x == 1', ("runtime", "no such key: x")),
+    ('device.attributes["other.example.com"].numa == 1', True),
+    # quantity and semver libraries
+    (f"{C}.memory.isInteger() && {C}.memory.asInteger() == 42949672960", True),
+    (f'{C}.memory == quantity("40960Mi")', True),
+    (f"{C}.memory.isGreaterThan({A}.driverVersion)", ("runtime", "no such overload")),
+    (f"{A}.driverVersion.major() == 1 && {A}.driverVersion.minor() == 2 && {A}.driverVersion.patch() == 3", True),
+    ('semver("v1.2", true) == semver("1.2.0")', True),
+    ('!isSemver("1.2") && isQuantity("1Gi")', True),
+    ('semver("1.2") == semver("1.2.0")', ("runtime", "No Major.Minor.Patch elements found")),
+    (f'{A}.model.find("[0-9]+") == "100"', True),
+    # runtime errors with cel-go's texts
+    ("1 / 0 == 0", ("runtime", "division by zero")),
+    ("1 % 0 == 0", ("runtime", "modulus by zero")),
+    ("1 / 0 == 0 || true", True),
+    ("[1, 2][5] == 1", ("runtime", "index '5' out of range in list size '2'")),
+    (f"{A}.model > 5", ("runtime", "no such overload")),
+]
+
+# Rows an engine cannot do, with the reason; strict, so a row that starts passing is noticed.
+GAPS: dict[str, dict[str, str]] = {
+    DEFAULT_ENGINE: {},
+    FALLBACK_ENGINE: {},
+}
+
+
+def _params() -> list[Any]:
+    params = []
+    for engine in ENGINES:
+        for expression, expected in ROWS:
+            reason = GAPS[engine].get(expression)
+            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+            params.append(pytest.param(engine, expression, expected, id=f"{engine}-{expression}", marks=marks))
+    return params
+
+
+@pytest.mark.parametrize(("engine", "expression", "expected"), _params())
+def test_engines_agree_with_upstream(engine: str, expression: str, expected: object) -> None:
+    if isinstance(expected, tuple) and expected[0] == "compile":
+        with pytest.raises(CelCompileError) as caught:
+            compile_selector(expression, release="1.36", purpose="stored", engine=engine)
+        assert expected[1] in caught.value.detail
+        return
+    selector = compile_selector(expression, release="1.36", purpose="stored", engine=engine)
+    if isinstance(expected, tuple):
+        with pytest.raises(CelRuntimeError) as raised:
+            selector.evaluate(DEVICE)
+        assert raised.value.message == expected[1]
+    else:
+        assert selector.evaluate(DEVICE) is expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ('"%s".format(["a"]) == "a"', "the cel-python engine does not implement 'format'"),
+        (f'{A}.?model.orValue("") == "A100"', "Syntax error"),
+    ],
+)
+def test_fallback_engine_names_what_it_cannot_evaluate(expression: str, message: str) -> None:
+    with pytest.raises(CelCompileError) as caught:
+        compile_selector(expression, release="1.36", purpose="stored", engine=FALLBACK_ENGINE)
+    assert message in caught.value.detail
+
+
+def test_undeclared_function_is_a_compile_error_on_the_fallback_engine() -> None:
+    with pytest.raises(CelCompileError) as caught:
+        compile_selector('device.attributes["d"].x.includes(1)', release="1.36", purpose="new",
+                         engine=FALLBACK_ENGINE)
+    assert caught.value.errors[0].message == "undeclared reference to 'includes' (in container '')"
+    assert caught.value.kind == "invalid"
+
+
+def test_fallback_is_chosen_when_the_default_engine_cannot_be_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dractl.cel.engines as engines
+
+    monkeypatch.setattr(engines, "engine_available", lambda name: name != DEFAULT_ENGINE)
+    assert resolve_engine_name(None) == FALLBACK_ENGINE
+    assert resolve_engine_name(DEFAULT_ENGINE) == DEFAULT_ENGINE
+    with pytest.raises(ValueError, match="unknown CEL engine 'cel-go'"):
+        resolve_engine_name("cel-go")
