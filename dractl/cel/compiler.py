@@ -9,6 +9,7 @@ from dractl.cel.environment import CEL_GATES, Purpose, environment_for
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 
 if TYPE_CHECKING:
+    from dractl.cel.ast import CheckedAst
     from dractl.cel.device import CelDevice
     from dractl.cel.engines import Program
     from dractl.cel.environment import Environment
@@ -32,6 +33,11 @@ class CompiledSelector:
         self.output_type = program.output_type
         #: Estimated worst-case cost as upstream's estimator computes it (None when unknown).
         self.cost = cost
+
+    @property
+    def ast(self) -> CheckedAst | None:
+        """The checked syntax tree, when the engine provides one (for static analysis)."""
+        return getattr(self._program, "ast", None)
 
     def evaluate(self, device: CelDevice) -> bool:
         """True or False, or :class:`CelRuntimeError` with upstream's message."""
@@ -107,7 +113,9 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
     try:
         program = engine.compile(expression, environment)
     except CelCompileError as exc:
-        return exc
+        from dractl.cel.unsupported import reclassify
+
+        return reclassify(exc, environment, engine_name)
     output = program.output_type
     list_types = environment.list_type_attributes
     if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):

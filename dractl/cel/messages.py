@@ -12,6 +12,7 @@ _ISSUE_HEAD = re.compile(r"^ERROR: <input>:(\d+):(\d+): (.*)$")
 _KEY_NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')
 _NO_MATCHING_OVERLOAD = re.compile(r"^No matching overloads? found ?: ?(.*)$")
 _INDEX_ERROR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
+_CASCADE = "'*error*'"
 _UNDEFINED_FIELD = re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$")
 
 
@@ -42,7 +43,11 @@ def parse_issues(text: str) -> list[tuple[CelError, list[str]]]:
             # A message that spans lines (rare); keep it with the issue it belongs to.
             err, snippet = issues[-1]
             issues[-1] = (CelError(err.message + "\n" + line, err.line, err.column), snippet)
-    return issues
+    # cel-cpp goes on to report expressions whose operand failed to type-check
+    # ("expression of type '*error*' ..."); cel-go's checker does not, so upstream's message
+    # has only the first error.
+    real = [issue for issue in issues if _CASCADE not in issue[0].message]
+    return real or issues
 
 
 def format_issues(issues: list[tuple[CelError, list[str]]]) -> str:

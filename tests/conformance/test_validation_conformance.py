@@ -23,7 +23,6 @@ from ruamel.yaml import YAML
 from dractl.api.releases import GATES, Features, gate_stage
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Settings, lint
-from dractl.lint.registry import all_rules
 from dractl.load import LoadResult, load_paths
 
 CASES_DIR = Path(__file__).parent / "validation"
@@ -51,12 +50,6 @@ KNOWN_DISAGREEMENTS = {
     ),
 }
 
-CEL_CASES = {
-    "deviceclass-019-selectors.yaml",
-    "resourceclaim-025-CEL-compile-errors.yaml",
-    "resourceclaim-027-CEL-cost.yaml",
-}
-
 
 def _load_case(path: Path) -> tuple[dict[str, Any], LoadResult]:
     header = next(iter(YAML(typ="safe").load_all(path.read_text(encoding="utf-8"))))
@@ -81,18 +74,10 @@ def _features(header: dict[str, Any]) -> Features:
     return Features(release, gates)
 
 
-def _cel_rules_available() -> bool:
-    return any(r.id.startswith("DRA2") for r in all_rules())
-
-
 @pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
 def test_case_agrees_with_upstream(path: Path) -> None:
     if path.name in KNOWN_DISAGREEMENTS:
         pytest.xfail(KNOWN_DISAGREEMENTS[path.name])
-    if path.name in CEL_CASES and not _cel_rules_available():
-        pytest.xfail(
-            "the case expects CEL compilation or cost errors; no DRA2xx CEL rule is registered"
-        )
     header, loaded = _load_case(path)
     result = lint(loaded, Settings(features=_features(header)))
     # the apiserver's verdict: errors that are field errors (cross-object findings such as a

@@ -10,6 +10,7 @@ from dractl.lint.rules import (
     apiserver_structure,  # noqa: F401
     best_practice,  # noqa: F401  (DRA50x)
     capacity,  # noqa: F401  (DRA34x)
+    cel,  # noqa: F401  (DRA20x)
     duplicates,  # noqa: F401  (DRA33x)
     input,  # noqa: F401
     meta,  # noqa: F401

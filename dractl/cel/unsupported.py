@@ -1,0 +1,86 @@
+"""Telling "the apiserver rejects this" apart from "dractl's engine lacks what this uses".
+
+Upstream's environment has Kubernetes libraries (URLs, IP, CIDR, format, sets, lists, two-variable
+comprehensions, ...) that an engine may not implement. Such an expression fails to compile in
+that engine with an error the apiserver would never give; reporting it as an apiserver rejection
+would be a false error. :func:`reclassify` turns such a failure into a ``CelCompileError`` of kind
+``"unsupported"`` when one of its errors names a function of a library the selected environment
+has (an engine that implements the function compiles it and never gets here).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dractl.cel.environment import Environment
+from dractl.cel.errors import CelCompileError, CelError
+
+# Functions, macros and namespaces of the upstream libraries, by library name (as in
+# ``environment.LIBRARY_INTRODUCED``). Names that cel-go's base environment has in any case
+# (``matches``, ``size``, the strings extension's ``indexOf`` on strings ...) are not listed.
+LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
+    "urls": frozenset({"url", "isURL", "getScheme", "getHost", "getHostname", "getPort",
+                       "getEscapedPath", "getQuery"}),
+    "k8s-lists": frozenset({"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"}),
+    "sets": frozenset({"sets", "sets.contains", "sets.equivalent", "sets.intersects"}),
+    "ip": frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback",
+                     "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast"}),
+    "cidr": frozenset({"cidr", "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked"}),
+    "format": frozenset({"format", "format.named", "validate"}),
+    "two-var-comprehensions": frozenset({"all", "exists", "existsOne", "exists_one",
+                                         "transformList", "transformMap", "transformMapEntry"}),
+    "ext-lists": frozenset({"lists", "lists.range", "slice", "flatten", "distinct", "reverse",
+                            "sort", "sortBy", "first", "last"}),
+}
+
+_UNDECLARED = re.compile(r"^undeclared reference to '([^']+)'")
+_NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
+_COMPARISONS = frozenset({"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"})
+_NUMERIC = frozenset({"int", "uint", "double"})
+
+
+def _library_of(name: str, environment: Environment) -> str | None:
+    for library, names in LIBRARY_FUNCTIONS.items():
+        if name in names and library in environment.libraries:
+            return library
+    return None
+
+
+def _unsupported_use(error: CelError, environment: Environment) -> tuple[str, str] | None:
+    """(what is used, which library) when ``error`` comes from a missing library function."""
+    undeclared = _UNDECLARED.match(error.message)
+    if undeclared:
+        name = undeclared.group(1)
+        library = _library_of(name, environment)
+        return (name, library) if library else None
+    overload = _NO_OVERLOAD.match(error.message)
+    if not overload:
+        return None
+    name, arguments = overload.group(1), overload.group(2)
+    if name in _COMPARISONS and "cross-type-numeric-comparisons" in environment.libraries:
+        kinds = [part.strip() for part in arguments.split(",")]
+        if len(kinds) == 2 and set(kinds) <= _NUMERIC and kinds[0] != kinds[1]:
+            return f"comparing {kinds[0]} with {kinds[1]}", "cross-type-numeric-comparisons"
+        return None
+    # A list function whose name the strings extension also has (``indexOf``, ``reverse`` ...).
+    library = _library_of(name, environment)
+    if library and arguments.startswith("list("):
+        return name, library
+    return None
+
+
+def reclassify(error: CelCompileError, environment: Environment, engine: str) -> CelCompileError:
+    """``error`` itself, or an ``"unsupported"`` error when the engine lacks what it uses."""
+    if error.kind != "invalid":
+        return error
+    for item in error.errors:
+        use = _unsupported_use(item, environment)
+        if use is None:
+            continue
+        what, library = use
+        detail = (
+            f"not supported by dractl: {what} (Kubernetes CEL library {library!r}) is not available "
+            f"in the CEL engine {engine}, so the expression cannot be checked"
+        )
+        return CelCompileError(detail, [CelError(detail, item.line, item.column)], kind="unsupported")
+    return error
