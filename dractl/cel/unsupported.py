@@ -35,7 +35,9 @@ LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
 
 _UNDECLARED = re.compile(r"^undeclared reference to '([^']+)'")
 _NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
-_COMPARISONS = frozenset({"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"})
+# CrossTypeNumericComparisons adds ordering across int, uint and double; equality of an int and a
+# double stays a type error in cel-go's checker.
+_ORDERINGS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 _NUMERIC = frozenset({"int", "uint", "double"})
 
 
@@ -57,7 +59,7 @@ def _unsupported_use(error: CelError, environment: Environment) -> tuple[str, st
     if not overload:
         return None
     name, arguments = overload.group(1), overload.group(2)
-    if name in _COMPARISONS and "cross-type-numeric-comparisons" in environment.libraries:
+    if name in _ORDERINGS and "cross-type-numeric-comparisons" in environment.libraries:
         kinds = [part.strip() for part in arguments.split(",")]
         if len(kinds) == 2 and set(kinds) <= _NUMERIC and kinds[0] != kinds[1]:
             return f"comparing {kinds[0]} with {kinds[1]}", "cross-type-numeric-comparisons"
