@@ -14,6 +14,7 @@ import importlib.util
 import random
 import sys
 import time
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -39,6 +40,8 @@ def main() -> int:
     parser.add_argument("--save", type=Path, help="write failing inputs to this folder")
     args = parser.parse_args()
 
+    # The mutator's own YAML reader warns about reused anchor names (dractl's loader does not).
+    warnings.simplefilter("ignore")
     mutations = _load("mutations")
     harness = _load("harness")
     seeds = mutations.seeds()

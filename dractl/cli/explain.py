@@ -66,6 +66,7 @@ def explain(
     """
     from dractl.api.model import build_all
     from dractl.api.workspace import Workspace
+    from dractl.explain.inputs import decode_errors
     from dractl.explain.render import render_text, to_data
     from dractl.explain.run import ExplainSettings
     from dractl.explain.run import explain as run_explain
@@ -93,7 +94,13 @@ def explain(
             typer.echo(f"dractl: error: {diagnostic.position}: {diagnostic.message}", err=True)
     if loaded.failed:
         raise typer.Exit(2)
-    explanation = run_explain(Workspace(build_all(loaded.objects)), settings)
+    objects = build_all(loaded.objects)
+    undecodable = decode_errors(objects, settings.features.release)
+    for error in undecodable:
+        typer.echo(f"dractl: error: {error}", err=True)
+    if undecodable:
+        raise typer.Exit(2)
+    explanation = run_explain(Workspace(objects), settings)
     if output == "text":
         render_text(explanation, sys.stdout, verbose=verbose, color=use_color(color))
     elif output == "json":

@@ -47,6 +47,7 @@ def select(
     from dractl.api.model import build_all
     from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
     from dractl.cel.slices import devices_of_slices
+    from dractl.explain.inputs import decode_errors
     from dractl.load import load_paths
     from dractl.load.sources import read_stdin
 
@@ -73,7 +74,13 @@ def select(
         typer.echo(f"dractl: {diagnostic.position}: {diagnostic.message}", err=True)
     if loaded.failed:
         raise typer.Exit(2)
-    slices = [obj.data for obj in build_all(loaded.objects) if obj.kind == "ResourceSlice" and obj.dra]
+    slice_objects = [obj for obj in build_all(loaded.objects) if obj.kind == "ResourceSlice" and obj.dra]
+    undecodable = decode_errors(slice_objects, feature_set.release)
+    for error in undecodable:
+        typer.echo(f"dractl: error: {error}", err=True)
+    if undecodable:
+        raise typer.Exit(2)
+    slices = [obj.data for obj in slice_objects]
 
     rows: list[dict[str, Any]] = []
     for entry in devices_of_slices(slices):

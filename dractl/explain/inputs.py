@@ -13,9 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from dractl.api.core_schemas import DEVICE_TAINT_RULE_VERSIONS
 from dractl.api.defaults import apply_defaults
 from dractl.api.model import ApiObject
+from dractl.api.versions import GROUP
 from dractl.api.workspace import Workspace
+from dractl.diagnostics import Position
 from dractl.errors import InputError
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -170,6 +173,55 @@ def plan(workspace: Workspace, claim_selectors: Iterable[str] = ()) -> list[Allo
         if not units:
             raise InputError(f"no claim in the input matches {', '.join(selectors)}")
     return units
+
+
+@dataclass(frozen=True)
+class DecodeError:
+    """A value in an input object that the apiserver's decoder cannot read (see
+    :func:`dractl.lint.rules.schema.decode_errors`)."""
+
+    obj: ApiObject
+    position: Position
+    message: str
+    hint: str | None
+
+    def __str__(self) -> str:
+        what = f"{self.obj.kind} {self.obj.qualified_name}" if self.obj.name else self.obj.kind
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{self.position}: {what}: {self.message}{hint}"
+
+
+def decode_errors(objects: Iterable[ApiObject], release: str) -> list[DecodeError]:
+    """Every value of the wrong type, unparsable quantity or time in the objects explain reads.
+
+    The allocator, like the scheduler, reads only objects the apiserver accepted: it trusts
+    their shape. An object that no apiserver could have decoded is refused before it gets there.
+    """
+    from dractl.lint.rules.schema import decode_errors as object_decode_errors
+
+    out: list[DecodeError] = []
+    for obj in objects:
+        errors = [
+            DecodeError(obj, finding.position or obj.position(), finding.message, finding.hint)
+            for finding in object_decode_errors(obj, release)
+        ]
+        out.extend(sorted(errors, key=lambda e: (e.position.line, e.position.column)))
+    return out
+
+
+def allocator_objects(workspace: Workspace) -> list[ApiObject]:
+    """The objects the allocator's inventory reads: DRA objects (in the v1 shape) and
+    DeviceTaintRules; objects of other versions of resource.k8s.io are not DRA objects here."""
+    return [
+        obj
+        for obj in workspace.all
+        if obj.dra
+        or (
+            obj.group == GROUP
+            and obj.kind == "DeviceTaintRule"
+            and obj.version in DEVICE_TAINT_RULE_VERSIONS
+        )
+    ]
 
 
 def allocated_claims(workspace: Workspace) -> list[ClaimInput]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from dractl.api.releases import Features
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
-from dractl.explain.inputs import AllocationUnit, ClaimInput, plan
+from dractl.explain.inputs import AllocationUnit, ClaimInput, allocator_objects, plan
 
 if TYPE_CHECKING:
     from dractl.allocator import NodeInfo, Outcome
@@ -137,7 +137,8 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
         )
     features = settings.features
     inventory = Inventory.from_objects(
-        workspace.all, consumable_capacity=features.enabled("DRAConsumableCapacity")
+        allocator_objects(workspace),
+        consumable_capacity=features.enabled("DRAConsumableCapacity"),
     )
     compiler = None
     if settings.cel_engine is not None:

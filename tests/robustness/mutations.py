@@ -99,7 +99,13 @@ TAG_INJECTIONS = [
 
 
 def seeds() -> list[str]:
-    return [path.read_text(encoding="utf-8") for path in SEED_FILES]
+    """Every example file, and each explain example's files as one stream (explain needs the
+    slices, classes, nodes and claims together to get as far as the allocator)."""
+    texts = [path.read_text(encoding="utf-8") for path in SEED_FILES]
+    for folder in sorted(p for p in (ROOT / "examples" / "explain").iterdir() if p.is_dir()):
+        parts = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.yaml"))]
+        texts.append("---\n".join(part if part.endswith("\n") else part + "\n" for part in parts))
+    return texts
 
 
 def _documents(text: str) -> list[Any]:

@@ -311,15 +311,22 @@ class _Solver:
     def findings(self) -> Iterator[Finding]:
         from dractl.allocator import Allocator, Inventory, NodeInfo
         from dractl.errors import DractlError
+        from dractl.explain.inputs import allocator_objects, decode_errors
 
+        features = self.ctx.features
+        inputs = allocator_objects(self.ws)
+        # The allocator trusts the shape of what it reads; values the apiserver could not even
+        # decode are DRA011/DRA012 findings, and the allocator's verdict would mean nothing.
+        read = [*inputs, *self.ws.nodes.values(), *(spec.obj for spec in self.ws.pod_specs)]
+        if decode_errors(read, features.release):
+            return
         nodes = self._nodes(NodeInfo)
         units = self._units()
         if not nodes or not units:
             return
-        features = self.ctx.features
         try:
             inventory = Inventory.from_objects(
-                self.ws.all, consumable_capacity=features.enabled("DRAConsumableCapacity")
+                inputs, consumable_capacity=features.enabled("DRAConsumableCapacity")
             )
             allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
         except DractlError:

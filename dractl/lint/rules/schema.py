@@ -20,10 +20,11 @@ from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from dractl.api.core_schemas import core_schema, has_core_schema
 from dractl.api.model import plain
 from dractl.api.releases import RELEASES
 from dractl.api.schemas import Checker, compile_checker, load_schema
-from dractl.api.versions import KINDS, V1BETA1_REQUEST_FIELDS
+from dractl.api.versions import GROUP, KINDS, V1BETA1_REQUEST_FIELDS
 from dractl.diagnostics import Position, Severity
 from dractl.lint.engine import Finding
 from dractl.lint.registry import rule
@@ -108,19 +109,28 @@ def time_ok(text: str) -> bool:
 DECODER_STRINGS: dict[str, Callable[[str], bool]] = {QUANTITY: _quantity_ok, TIME: time_ok}
 
 
+def _schema(release: str, version: str, kind: str, group: str) -> dict[str, Any] | None:
+    """The bundled schema of a DRA kind, else the schema of the fields dractl reads (core kinds)."""
+    if group == GROUP and kind in KINDS:
+        return load_schema(release, version, kind)
+    return core_schema(release, group, version, kind)
+
+
 @cache
-def _compiled(release: str, version: str, kind: str) -> tuple[dict[str, Any], Checker] | None:
-    schema = load_schema(release, version, kind)
+def _compiled(
+    release: str, version: str, kind: str, group: str = GROUP
+) -> tuple[dict[str, Any], Checker] | None:
+    schema = _schema(release, version, kind, group)
     if schema is None:
         return None
     return schema, compile_checker(schema, DECODER_STRINGS)
 
 
 @cache
-def _validator(release: str, version: str, kind: str) -> Draft7Validator:
+def _validator(release: str, version: str, kind: str, group: str = GROUP) -> Draft7Validator:
     from jsonschema import Draft7Validator
 
-    schema = load_schema(release, version, kind)
+    schema = _schema(release, version, kind, group)
     assert schema is not None
     return Draft7Validator(schema)
 
@@ -275,11 +285,30 @@ def author_data(obj: ApiObject) -> dict[str, Any]:
     return data
 
 
+def decode_errors(obj: ApiObject, release: str) -> list[Finding]:
+    """Why the apiserver's decoder cannot read ``obj`` at all: values of the wrong JSON type and
+    quantities or times it cannot parse (DRA011 and DRA012 for DRA kinds).
+
+    Besides the DRA kinds this covers the fields dractl reads from Pods, workloads, Nodes and
+    DeviceTaintRules (:mod:`dractl.api.core_schemas`), so that ``dractl explain`` can refuse an
+    object before the allocator reads it. Unknown fields are not decoding errors here: a
+    decoder that is not strict drops them.
+    """
+    if not obj.dra and not has_core_schema(obj.group, obj.version, obj.kind):
+        return []
+    problems = _check(obj, release, unknown=False)
+    return problems.wrong_type + problems.malformed
+
+
 def _find_problems(obj: ApiObject, release: str) -> _Problems:
-    problems = _Problems()
     if not obj.dra:
-        return problems
-    compiled = _compiled(release, obj.version, obj.kind)
+        return _Problems()
+    return _check(obj, release, unknown=True)
+
+
+def _check(obj: ApiObject, release: str, *, unknown: bool) -> _Problems:
+    problems = _Problems()
+    compiled = _compiled(release, obj.version, obj.kind, obj.group)
     if compiled is None:
         return problems
     schema, checker = compiled
@@ -287,10 +316,12 @@ def _find_problems(obj: ApiObject, release: str) -> _Problems:
     if checker(data):
         return problems
     defs = schema.get("$defs", {})
-    for error in _validator(release, obj.version, obj.kind).iter_errors(data):
+    for error in _validator(release, obj.version, obj.kind, obj.group).iter_errors(data):
         path = tuple(error.absolute_path)
         validator = error.validator
         if validator == "additionalProperties":
+            if not unknown:
+                continue
             known = error.schema.get("properties", {})
             for name in error.instance:
                 if name not in known:
