@@ -15,7 +15,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from dractl.diagnostics import Diagnostic, Position, Severity
 from dractl.load.documents import Document, SourceFile, has_content, split_documents
 from dractl.load.objects import looks_like_object, may_hold_objects
-from dractl.load.yaml11 import KubectlConstructor, KubectlResolver
+from dractl.load.yaml11 import KubectlComposer, KubectlConstructor, KubectlResolver
 
 _TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
 _BRACKET_RE = re.compile(r"[\[\]{}]")
@@ -34,6 +34,7 @@ class Limits:
 def _yaml() -> YAML:
     yaml = YAML(typ="rt")
     yaml.Resolver = KubectlResolver
+    yaml.Composer = KubectlComposer
     yaml.Constructor = KubectlConstructor
     yaml.allow_duplicate_keys = False
     return yaml

@@ -13,7 +13,9 @@ import math
 import re
 from typing import Any
 
+from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.constructor import DuplicateKeyError, RoundTripConstructor
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.resolver import BaseResolver
 
 BOOL_TRUE = ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")
@@ -78,6 +80,28 @@ KubectlResolver.add_implicit_resolver_base("tag:yaml.org,2002:float", _DOT_FLOAT
 KubectlResolver.add_implicit_resolver_base(
     "tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"]
 )
+
+
+class KubectlComposer(Composer):
+    """Refuses an alias inside the node its anchor names (``a: &a {b: *a}``), as go-yaml does.
+
+    ruamel.yaml would build such a node with a null where it contains itself; go-yaml (v2, which
+    kubectl reads with, and v3) fails with "anchor 'a' value contains itself". A collection
+    still being composed has no end mark yet, so an alias to one is an alias inside it.
+    """
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.parser.check_event(AliasEvent):
+            event = self.parser.peek_event()
+            target = self.anchors.get(event.anchor)
+            if target is not None and target.end_mark is None:
+                raise ComposerError(
+                    None,
+                    None,
+                    f"anchor '{event.anchor}' value contains itself",
+                    event.start_mark,
+                )
+        return super().compose_node(parent, index)
 
 
 class KubectlConstructor(RoundTripConstructor):

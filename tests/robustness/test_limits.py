@@ -145,11 +145,53 @@ def test_alias_bomb_through_the_command_line(tmp_path: Path) -> None:
     assert got["peak_mb"] - baseline["peak_mb"] < 200, (got["peak_mb"], baseline["peak_mb"])
 
 
-def test_recursive_aliases_end_as_null_not_in_a_loop() -> None:
-    # the round-trip constructor cannot build a node that contains itself; it leaves null there
-    loaded = load_text(HEADER + "spec: &s {devices: {requests: [*s]}}\n", "loop.yaml")
-    (claim,) = loaded.objects
-    assert claim.raw["spec"]["devices"]["requests"] == [None]
+@pytest.mark.parametrize(
+    ("body", "anchor", "line", "column"),
+    [
+        ("spec: &s {devices: {requests: [*s]}}\n", "s", 4, 32),
+        ("loop: &l [*l]\n", "l", 4, 11),
+        ("loop: &l {self: *l}\n", "l", 4, 17),
+        ("loop: &l\n  - a\n  - *l\n", "l", 6, 5),
+        # the anchor name is reused: the alias names the newest anchor, which is still open
+        ("a: &x [1]\nb: &x [*x]\n", "x", 5, 8),
+        # a merge key that merges the mapping into itself
+        ("base: &b {x: 1}\nm: &m\n  <<: *b\n  y: *m\n", "m", 7, 6),
+    ],
+)
+def test_recursive_aliases_are_refused_where_the_alias_is(
+    body: str, anchor: str, line: int, column: int
+) -> None:
+    # go-yaml (v2, which kubectl reads with, and v3) fails with this message
+    loaded = load_text(HEADER + body, "loop.yaml")
+    assert loaded.objects == []
+    (diagnostic,) = loaded.diagnostics
+    assert diagnostic.rule == "DRA001"
+    assert diagnostic.message.endswith(f"anchor '{anchor}' value contains itself")
+    assert (diagnostic.position.line, diagnostic.position.column) == (line, column)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a: &x [1]\nb: [*x, *x]\n",  # an alias after its anchor's node ended
+        "a: &x {k: v}\nb: &y {c: *x}\nd: *y\n",  # aliases in aliases, no cycle
+        "a: &x [1]\nb: &x [2]\nc: *x\n",  # a reused name: the newest anchor
+    ],
+)
+def test_aliases_that_are_not_recursive_load(body: str) -> None:
+    loaded = load_text(HEADER + body, "aliases.yaml")
+    assert loaded.diagnostics == [] and len(loaded.objects) == 1
+
+
+@pytest.mark.parametrize("command", ["lint", "convert", "explain", "select"])
+def test_recursive_alias_through_every_command(run_dractl, command: str) -> None:
+    args = {"select": ["select", "true"]}.get(command, [command])
+    text = HEADER.replace("v1\n", "v1beta1\n", 1) + "spec: &s {devices: {requests: [*s]}}\n"
+    out = run_dractl(*args, "-", stdin=text)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert "<stdin>:4:32:" in out.stdout + out.stderr
+    assert "anchor 's' value contains itself" in out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
 
 
 def test_reused_anchor_names_are_allowed_silently(run_dractl) -> None:
