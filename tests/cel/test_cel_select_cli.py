@@ -11,7 +11,7 @@ metadata: {name: s}
 spec:
   driver: gpu.example.com
   pool: {name: p, generation: 1, resourceSliceCount: 1}
-  nodeName: n
+  nodeName: node-1  # not `n`: kubectl reads that as the boolean false
   devices:
   - name: a
     attributes:

@@ -148,14 +148,18 @@ def installed(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -
     return venv
 
 
+def clean_env() -> dict[str, str]:
+    """The environment without what would import dractl from elsewhere than the install."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 def run_installed(
     venv: Path, *args: str, cwd: Path, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run(
         [str(venv / "bin" / "dractl"), *args],
         cwd=cwd,
-        env=env,
+        env=clean_env(),
         input=stdin,
         capture_output=True,
         text=True,
@@ -168,6 +172,7 @@ def test_installed_command_works_outside_the_checkout(installed: Path, tmp_path:
     probe = subprocess.run(
         [str(installed / "bin" / "python"), "-c", "import dractl; print(dractl.__file__)"],
         cwd=tmp_path,
+        env=clean_env(),
         capture_output=True,
         text=True,
         check=True,
