@@ -22,7 +22,7 @@ _UNKNOWN_OUTPUT_TYPES = ("any",)
 class CompiledSelector:
     """A compiled selector; ``evaluate`` answers whether a device matches."""
 
-    __slots__ = ("_program", "cost", "engine", "environment", "expression", "output_type")
+    __slots__ = ("_evaluate", "_program", "cost", "engine", "environment", "expression", "output_type")
 
     def __init__(self, expression: str, environment: Environment, engine: str, program: Program,
                  cost: int | None) -> None:
@@ -30,6 +30,7 @@ class CompiledSelector:
         self.environment = environment
         self.engine = engine
         self._program = program
+        self._evaluate = program.evaluate  # bound once: this runs per device and selector
         self.output_type = program.output_type
         #: Estimated worst-case cost as upstream's estimator computes it (None when unknown).
         self.cost = cost
@@ -41,8 +42,8 @@ class CompiledSelector:
 
     def evaluate(self, device: CelDevice) -> bool:
         """True or False, or :class:`CelRuntimeError` with upstream's message."""
-        result = self._program.evaluate(device)
-        if isinstance(result, bool):
+        result = self._evaluate(device)
+        if type(result) is bool:
             return result
         type_name = getattr(result, "type_name", type(result).__name__)
         raise CelRuntimeError(

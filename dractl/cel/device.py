@@ -7,6 +7,7 @@ on one device converts it only once.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,32 +30,44 @@ def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
     return domain, ident
 
 
+# Devices of one cluster repeat the same few versions and quantities; each text is parsed once
+# (the values are immutable). Failures are not cached: they are rare and end the evaluation.
+@functools.lru_cache(maxsize=16384)
+def _parsed_version(text: str) -> Semver:
+    return parse_semver(text)
+
+
+@functools.lru_cache(maxsize=16384)
+def _parsed_quantity(text: str) -> Quantity:
+    return parse_quantity(text)
+
+
 def _version(text: Any) -> Semver:
     try:
-        return parse_semver(str(text))
+        return _parsed_version(text if type(text) is str else str(text))
     except SemverError as exc:
         raise DeviceConversionError(f"parse semantic version: {exc}") from None
 
 
 def _attribute_value(attribute: Any, list_types: bool) -> Any:
-    if not isinstance(attribute, Mapping):
+    if type(attribute) is not dict and not isinstance(attribute, Mapping):
         raise DeviceConversionError("unsupported attribute value")
     if list_types:
         for kind in _LIST_KINDS:
-            if kind in attribute and attribute[kind] is not None:
-                values = list(attribute[kind])
-                return [_version(v) for v in values] if kind == "versions" else values
+            values = attribute.get(kind)
+            if values is not None:
+                return [_version(v) for v in values] if kind == "versions" else list(values)
     for kind in _SCALAR_KINDS:
-        if kind in attribute and attribute[kind] is not None:
-            value = attribute[kind]
+        value = attribute.get(kind)
+        if value is not None:
             return _version(value) if kind == "version" else value
     raise DeviceConversionError("unsupported attribute value")
 
 
 def _capacity_value(capacity: Any) -> Quantity:
-    value = capacity.get("value") if isinstance(capacity, Mapping) else capacity
+    value = capacity.get("value") if type(capacity) is dict or isinstance(capacity, Mapping) else capacity
     try:
-        return parse_quantity(str(value))
+        return _parsed_quantity(value if type(value) is str else str(value))
     except QuantityError as exc:
         raise DeviceConversionError(str(exc)) from None
 
@@ -87,7 +100,8 @@ class CelDevice:
     Quantity}}``), with or without domain prefix on the names.
     """
 
-    __slots__ = ("_engine_values", "_plain", "allow_multiple_allocations", "attributes", "capacity", "driver")
+    __slots__ = ("_engine_values", "_plain", "_program_inputs", "allow_multiple_allocations", "attributes",
+                 "capacity", "driver")
 
     def __init__(
         self,
@@ -102,6 +116,7 @@ class CelDevice:
         self.allow_multiple_allocations = allow_multiple_allocations
         self._plain: dict[bool, PlainDevice] = {}
         self._engine_values: dict[tuple[object, ...], Any] = {}
+        self._program_inputs: dict[object, Any] = {}
 
     def plain(self, list_types: bool) -> PlainDevice:
         """The converted device; list attribute values only when DRAListTypeAttributes is on."""
@@ -140,6 +155,13 @@ class CelDevice:
 
     def set_engine_value(self, key: tuple[object, ...], value: Any) -> None:
         self._engine_values[key] = value
+
+    def program_input(self, program: object) -> Any:
+        """What one compiled program evaluates this device with (built from an engine value)."""
+        return self._program_inputs.get(program)
+
+    def set_program_input(self, program: object, value: Any) -> None:
+        self._program_inputs[program] = value
 
     def __repr__(self) -> str:
         return f"CelDevice(driver={self.driver!r}, attributes={self.attributes!r}, capacity={self.capacity!r})"

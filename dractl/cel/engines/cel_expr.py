@@ -19,7 +19,6 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from google.protobuf import (
     descriptor_pb2,
     descriptor_pool,
-    message_factory,
     struct_pb2,
 )
 
@@ -31,7 +30,7 @@ from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
-from dractl.cel.semver import SemverError, parse_semver, parse_semver_normalized
+from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
 
 ENGINE_NAME = "cel-expr-python"
 _ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
@@ -70,185 +69,214 @@ def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
     return pool
 
 
+# Quantities and semantic versions travel through cel-cpp as bytes: a tag byte and a canonical
+# text (the value in units of 10^-9 for a quantity, the version without build metadata for a
+# semver). Bytes cross between Python and cel-cpp without a protobuf conversion, and equal
+# tokens are exactly the values upstream's ``==`` calls equal. The checker still sees the typed
+# declarations, so no bytes value of the selector's own can reach the library functions.
+QUANTITY_TAG = 0x71  # "q"
+SEMVER_TAG = 0x73  # "s"
+_NO_SUCH_OVERLOAD = "no such overload"
+
+
+@functools.lru_cache(maxsize=8192)
+def quantity_token(quantity: Quantity) -> bytes:
+    return b"q" + quantity.nano_units.encode()
+
+
+@functools.lru_cache(maxsize=8192)
+def quantity_of_token(token: bytes) -> Quantity:
+    text = token[1:].decode()
+    if "/" in text:  # cannot happen for parsed quantities; kept exact anyway
+        numerator, denominator = text.split("/")
+        return Quantity(int(numerator) * 10**9 // int(denominator), -9, exact_int64=False)
+    units = int(text or "0")
+    if units % 10**9 == 0:
+        whole = units // 10**9
+        return Quantity(whole, 0, exact_int64=-(2**63) <= whole < 2**63)
+    return Quantity(units, -9, exact_int64=-(2**63) <= units < 2**63)
+
+
+@functools.lru_cache(maxsize=8192)
+def semver_token(version: Semver) -> bytes:
+    return b"s" + version.precedence_key.encode()
+
+
+@functools.lru_cache(maxsize=8192)
+def semver_of_token(token: bytes) -> Semver:
+    return parse_semver(token[1:].decode())
+
+
+def token_type_name(token: bytes) -> str:
+    """The CEL type of a library value carried as bytes."""
+    if token[:1] == b"q":
+        return "kubernetes.Quantity"
+    if token[:1] == b"s":
+        return "kubernetes.Semver"
+    return "bytes"
+
+
+# cel-cpp hands bytes to Python implementations as bytearray.
+_BYTES_TYPES = (bytes, bytearray)
+
+
+def _quantity_arg(value: Any) -> Quantity:
+    if type(value) not in _BYTES_TYPES or value[:1] != b"q":
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return quantity_of_token(bytes(value))
+
+
+def _semver_arg(value: Any) -> Semver:
+    if type(value) not in _BYTES_TYPES or value[:1] != b"s":
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return semver_of_token(bytes(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantity_from_text(text: str) -> bytes:
+    try:
+        return quantity_token(parse_quantity(text))
+    except QuantityError as exc:
+        raise ValueError(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _semver_from_text(text: str, normalize: bool = False) -> bytes:
+    try:
+        version = parse_semver_normalized(text) if normalize else parse_semver(text)
+    except SemverError as exc:
+        raise ValueError(str(exc)) from None
+    return semver_token(version)
+
+
+def _is_semver(text: str, normalize: bool = False) -> bool:
+    try:
+        _semver_from_text(text, normalize)
+    except ValueError:
+        return False
+    return True
+
+
+def _compare(left: Any, right: Any) -> int:
+    """Quantity or semver comparison: -1, 0 or 1; both arguments of the same library type."""
+    if type(left) in _BYTES_TYPES and type(right) in _BYTES_TYPES and left[:1] == right[:1]:
+        if left[:1] == b"q":
+            return quantity_of_token(bytes(left)).compare(quantity_of_token(bytes(right)))
+        if left[:1] == b"s":
+            return semver_of_token(bytes(left)).compare(semver_of_token(bytes(right)))
+    raise ValueError(_NO_SUCH_OVERLOAD)
+
+
+def _quantity_operand(value: Any) -> Quantity:
+    if type(value) is int:
+        return from_int(value)
+    return _quantity_arg(value)
+
+
+def _add(left: Any, right: Any) -> bytes:
+    return quantity_token(_quantity_arg(left).add(_quantity_operand(right)))
+
+
+def _sub(left: Any, right: Any) -> bytes:
+    return quantity_token(_quantity_arg(left).sub(_quantity_operand(right)))
+
+
+def _as_integer(value: Any) -> int:
+    result = _quantity_arg(value).as_int64()
+    if result is None:
+        raise ValueError("cannot convert value to integer")
+    return result
+
+
 class _Library:
     """The Kubernetes quantity and semver libraries and DRA's ``includes``, in Python."""
-
-    def __init__(self, pool: descriptor_pool.DescriptorPool) -> None:
-        self.quantity_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("kubernetes.Quantity"))
-        self.semver_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("kubernetes.Semver"))
-        # Selectors compare against a handful of literals over and over: parse each once.
-        self.quantity = functools.lru_cache(maxsize=4096)(self._quantity)  # type: ignore[method-assign]
-        self._units_cache = functools.lru_cache(maxsize=4096)(self._quantity_of_units)
-
-    # -- conversions -------------------------------------------------------------------
-    def quantity_message(self, quantity: Quantity) -> Any:
-        return self.quantity_class(nano_units=quantity.nano_units)
-
-    def quantity_of(self, message: Any) -> Quantity:
-        return self._quantity_of_units(message.nano_units)
-
-    @staticmethod
-    def _quantity_of_units(text: str) -> Quantity:
-        if "/" in text:  # cannot happen for parsed quantities; kept exact anyway
-            numerator, denominator = text.split("/")
-            return Quantity(int(numerator) * 10**9 // int(denominator), -9, exact_int64=False)
-        units = int(text or "0")
-        if units % 10**9 == 0:
-            whole = units // 10**9
-            return Quantity(whole, 0, exact_int64=-(2**63) <= whole < 2**63)
-        return Quantity(units, -9, exact_int64=-(2**63) <= units < 2**63)
-
-    def semver_message(self, version: Any) -> Any:
-        return self.semver_class(major=version.major, minor=version.minor, patch=version.patch,
-                                 prerelease=".".join(str(p) for p in version.pre))
-
-    @staticmethod
-    def semver_of(message: Any) -> Any:
-        text = f"{message.major}.{message.minor}.{message.patch}"
-        if message.prerelease:
-            text += "-" + message.prerelease
-        return parse_semver(text)
-
-    # -- implementations -----------------------------------------------------------------
-    def quantity(self, text: str) -> Any:
-        return self._quantity(text)
-
-    def _quantity(self, text: str) -> Any:
-        try:
-            return self.quantity_message(parse_quantity(text))
-        except QuantityError as exc:
-            raise ValueError(str(exc)) from None
-
-    def semver(self, text: str, normalize: bool = False) -> Any:
-        try:
-            version = parse_semver_normalized(text) if normalize else parse_semver(text)
-        except SemverError as exc:
-            raise ValueError(str(exc)) from None
-        return self.semver_message(version)
-
-    @staticmethod
-    def is_semver(text: str, normalize: bool = False) -> bool:
-        try:
-            parse_semver_normalized(text) if normalize else parse_semver(text)
-        except SemverError:
-            return False
-        return True
-
-    def as_integer(self, message: Any) -> int:
-        value = self.quantity_of(message).as_int64()
-        if value is None:
-            raise ValueError("cannot convert value to integer")
-        return value
 
     def declarations(self, environment: Environment | None) -> list[Any]:
         """Function declarations; ``None`` means the runtime set with implementations.
 
-        cel-cpp dispatches Python implementations by argument *kind*, so two overloads on
-        different message types (Quantity and Semver ``compareTo``) would collide at run time.
-        The checker therefore gets the typed overloads without implementations, and the runtime
-        one implementation per name and arity that dispatches on the message type.
+        The checker gets upstream's typed overloads (without implementations); the runtime gets
+        one implementation per name and arity, on dyn arguments, that dispatches on the bytes
+        tag itself (cel-cpp would dispatch Python implementations by argument kind only).
         """
-        libraries = environment.libraries if environment else None
+        if environment is None:
+            return self._runtime_declarations()
+        libraries = environment.libraries
         Q = T("kubernetes.Quantity")
         S = T("kubernetes.Semver")
-        units_of = self._units_cache
-
-        def q_of(message: Any) -> Quantity:
-            return units_of(message.nano_units)
-
-        s_of = self.semver_of
         decls: list[Any] = []
 
-        runtime = environment is None
-        runtime_impls: dict[tuple[str, int, bool], list[tuple[list[Any], Callable[..., Any]]]] = {}
-
-        def fn(name: str, *overloads: tuple[str, Any, list[Any], bool, Callable[..., Any]]) -> None:
-            if runtime:
-                for _oid, _result, params, member, impl in overloads:
-                    runtime_impls.setdefault((name, len(params), member), []).append((params, impl))
-                return
+        def fn(name: str, *overloads: tuple[str, Any, list[Any], bool]) -> None:
             decls.append(cel.FunctionDecl(name, [
-                cel.Overload(oid, result, params, is_member=member)
-                for oid, result, params, member, _impl in overloads
+                cel.Overload(oid, result, params, is_member=member) for oid, result, params, member in overloads
             ]))
 
-        if libraries is None or "quantity" in libraries:
-            fn("quantity", ("string_to_quantity", Q, [T.STRING], False, self.quantity))
-            fn("isQuantity", ("is_quantity_string", T.BOOL, [T.STRING], False, is_quantity))
-            fn("sign", ("quantity_sign", T.INT, [Q], False, lambda q: q_of(q).sign()))
-            fn("asApproximateFloat", ("quantity_get_float", T.DOUBLE, [Q], True,
-                                      lambda q: q_of(q).as_approximate_float()))
-            fn("asInteger", ("quantity_get_int", T.INT, [Q], True, self.as_integer))
-            fn("isInteger", ("quantity_is_integer", T.BOOL, [Q], True, lambda q: q_of(q).as_int64() is not None))
-            fn("add",
-               ("quantity_add", Q, [Q, Q], True, lambda a, b: self.quantity_message(q_of(a).add(q_of(b)))),
-               ("quantity_add_int", Q, [Q, T.INT], True, lambda a, b: self.quantity_message(q_of(a).add(from_int(b)))))
-            fn("sub",
-               ("quantity_sub", Q, [Q, Q], True, lambda a, b: self.quantity_message(q_of(a).sub(q_of(b)))),
-               ("quantity_sub_int", Q, [Q, T.INT], True, lambda a, b: self.quantity_message(q_of(a).sub(from_int(b)))))
-        compare_overloads: dict[str, list[tuple[str, Any, list[Any], bool, Callable[..., Any]]]] = {
+        compare: dict[str, list[tuple[str, Any, list[Any], bool]]] = {
             "isGreaterThan": [], "isLessThan": [], "compareTo": []}
-        if libraries is None or "quantity" in libraries:
-            compare_overloads["isGreaterThan"].append(
-                ("quantity_is_greater_than", T.BOOL, [Q, Q], True, lambda a, b: q_of(a).compare(q_of(b)) == 1))
-            compare_overloads["isLessThan"].append(
-                ("quantity_is_less_than", T.BOOL, [Q, Q], True, lambda a, b: q_of(a).compare(q_of(b)) == -1))
-            compare_overloads["compareTo"].append(
-                ("quantity_compare_to", T.INT, [Q, Q], True, lambda a, b: q_of(a).compare(q_of(b))))
-        if libraries is None or "semver" in libraries:
-            fn("semver",
-               ("string_to_semver", S, [T.STRING], False, self.semver),
-               ("string_bool_to_semver", S, [T.STRING, T.BOOL], False, self.semver))
-            fn("isSemver",
-               ("is_semver_string", T.BOOL, [T.STRING], False, self.is_semver),
-               ("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], False, self.is_semver))
-            fn("major", ("semver_major", T.INT, [S], True, lambda v: int(v.major)))
-            fn("minor", ("semver_minor", T.INT, [S], True, lambda v: int(v.minor)))
-            fn("patch", ("semver_patch", T.INT, [S], True, lambda v: int(v.patch)))
-            compare_overloads["isGreaterThan"].append(
-                ("semver_is_greater_than", T.BOOL, [S, S], True, lambda a, b: s_of(a).compare(s_of(b)) == 1))
-            compare_overloads["isLessThan"].append(
-                ("semver_is_less_than", T.BOOL, [S, S], True, lambda a, b: s_of(a).compare(s_of(b)) == -1))
-            compare_overloads["compareTo"].append(
-                ("semver_compare_to", T.INT, [S, S], True, lambda a, b: s_of(a).compare(s_of(b))))
-        for name, overloads in compare_overloads.items():
+        if "quantity" in libraries:
+            fn("quantity", ("string_to_quantity", Q, [T.STRING], False))
+            fn("isQuantity", ("is_quantity_string", T.BOOL, [T.STRING], False))
+            fn("sign", ("quantity_sign", T.INT, [Q], False))
+            fn("asApproximateFloat", ("quantity_get_float", T.DOUBLE, [Q], True))
+            fn("asInteger", ("quantity_get_int", T.INT, [Q], True))
+            fn("isInteger", ("quantity_is_integer", T.BOOL, [Q], True))
+            fn("add", ("quantity_add", Q, [Q, Q], True), ("quantity_add_int", Q, [Q, T.INT], True))
+            fn("sub", ("quantity_sub", Q, [Q, Q], True), ("quantity_sub_int", Q, [Q, T.INT], True))
+            compare["isGreaterThan"].append(("quantity_is_greater_than", T.BOOL, [Q, Q], True))
+            compare["isLessThan"].append(("quantity_is_less_than", T.BOOL, [Q, Q], True))
+            compare["compareTo"].append(("quantity_compare_to", T.INT, [Q, Q], True))
+        if "semver" in libraries:
+            fn("semver", ("string_to_semver", S, [T.STRING], False),
+               ("string_bool_to_semver", S, [T.STRING, T.BOOL], False))
+            fn("isSemver", ("is_semver_string", T.BOOL, [T.STRING], False),
+               ("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], False))
+            fn("major", ("semver_major", T.INT, [S], True))
+            fn("minor", ("semver_minor", T.INT, [S], True))
+            fn("patch", ("semver_patch", T.INT, [S], True))
+            compare["isGreaterThan"].append(("semver_is_greater_than", T.BOOL, [S, S], True))
+            compare["isLessThan"].append(("semver_is_less_than", T.BOOL, [S, S], True))
+            compare["compareTo"].append(("semver_compare_to", T.INT, [S, S], True))
+        for name, overloads in compare.items():
             if overloads:
                 fn(name, *overloads)
-        if libraries is None or "regex" in libraries:
-            fn("find", ("string_find_string", T.STRING, [T.STRING, T.STRING], True, regex.find))
-            fn("findAll",
-               ("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], True, regex.find_all),
-               ("string_find_all_string_int", T.List(T.STRING), [T.STRING, T.STRING, T.INT], True, regex.find_all))
-        if environment is None or environment.includes_function:
-            fn("includes", ("dra_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], True, _includes))
-        for (name, arity, member), candidates in runtime_impls.items():
-            decls.append(cel.FunctionDecl(name, [cel.Overload(
-                f"dractl_{name}_{arity}", T.DYN, [T.DYN] * arity, is_member=member,
-                impl=self._dispatcher(name, candidates))]))
+        if "regex" in libraries:
+            fn("find", ("string_find_string", T.STRING, [T.STRING, T.STRING], True))
+            fn("findAll", ("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], True),
+               ("string_find_all_string_int", T.List(T.STRING), [T.STRING, T.STRING, T.INT], True))
+        if environment.includes_function:
+            fn("includes", ("dra_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], True))
         return decls
 
-    def _dispatcher(self, name: str, candidates: list[tuple[list[Any], Callable[..., Any]]]) -> Callable[..., Any]:
-        if len(candidates) == 1:
-            return candidates[0][1]
-        quantity_class, semver_class = self.quantity_class, self.semver_class
-        by_class: dict[Any, Callable[..., Any]] = {}
-        for params, impl in candidates:
-            first = params[0].name()
-            if first == "kubernetes.Quantity":
-                by_class[quantity_class] = impl
-            elif first == "kubernetes.Semver":
-                by_class[semver_class] = impl
-            else:  # dispatch on the second argument (semver(s) vs semver(s, normalize))
-                return lambda *args: candidates[0][1](*args)
-
-        def dispatch(*args: Any) -> Any:
-            impl = by_class.get(type(args[0]))
-            if impl is None or type(args[-1]) is not type(args[0]):
-                raise ValueError("no such overload")
-            return impl(*args)
-
-        dispatch.__name__ = name
-        return dispatch
+    @staticmethod
+    def _runtime_declarations() -> list[Any]:
+        implementations: list[tuple[str, bool, Callable[..., Any], int]] = [
+            ("quantity", False, _quantity_from_text, 1),
+            ("isQuantity", False, is_quantity, 1),
+            ("sign", False, lambda q: _quantity_arg(q).sign(), 1),
+            ("asApproximateFloat", True, lambda q: _quantity_arg(q).as_approximate_float(), 1),
+            ("asInteger", True, _as_integer, 1),
+            ("isInteger", True, lambda q: _quantity_arg(q).as_int64() is not None, 1),
+            ("add", True, _add, 2),
+            ("sub", True, _sub, 2),
+            ("isGreaterThan", True, lambda a, b: _compare(a, b) == 1, 2),
+            ("isLessThan", True, lambda a, b: _compare(a, b) == -1, 2),
+            ("compareTo", True, _compare, 2),
+            ("semver", False, _semver_from_text, 1),
+            ("semver", False, _semver_from_text, 2),
+            ("isSemver", False, _is_semver, 1),
+            ("isSemver", False, _is_semver, 2),
+            ("major", True, lambda v: _semver_arg(v).major, 1),
+            ("minor", True, lambda v: _semver_arg(v).minor, 1),
+            ("patch", True, lambda v: _semver_arg(v).patch, 1),
+            ("find", True, regex.find, 2),
+            ("findAll", True, regex.find_all, 2),
+            ("findAll", True, regex.find_all, 3),
+            ("includes", True, _includes, 2),
+        ]
+        by_name: dict[str, list[Any]] = {}
+        for name, member, impl, arity in implementations:
+            by_name.setdefault(name, []).append(cel.Overload(
+                f"dractl_{name}_{arity}", T.DYN, [T.DYN] * arity, is_member=member, impl=impl))
+        return [cel.FunctionDecl(name, overloads) for name, overloads in by_name.items()]
 
 
 def _cel_equal(left: Any, right: Any) -> bool:
@@ -278,7 +306,7 @@ def _includes(target: Any, argument: Any) -> bool:
 
 class _CelExprProgram:
     __slots__ = ("_engine", "_list_types", "_runtime", "ast", "cost", "expression", "lookups", "min_cost",
-                 "output_type")
+                 "output_type", "whole_device")
 
     def __init__(self, engine: CelExprEngine, runtime: Any, output_type: str, list_types: bool,
                  ast: CheckedAst, cost: int, min_cost: int) -> None:
@@ -290,6 +318,7 @@ class _CelExprProgram:
         self.cost = cost
         self.min_cost = min_cost
         self.lookups = domain_lookups(ast)
+        self.whole_device = _device_escapes(ast)
         self.expression = ""
 
     def evaluate(self, device: CelDevice) -> Any:
@@ -297,23 +326,33 @@ class _CelExprProgram:
             # cel-cpp does not meter cost; when even the cheapest path costs more than the
             # limit, upstream's evaluation is cancelled on every device.
             raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
-        lookups = self.lookups
-        activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None)
+        activation = device._program_inputs.get(self)
+        if activation is None:
+            lookups = self.lookups
+            activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None,
+                                                 self.whole_device)
+            device.set_program_input(self, activation)
         try:
             result = self._runtime.eval(activation)
         except RuntimeError as exc:
             raise CelRuntimeError(messages.runtime_message(str(exc))) from None
+        value = result.value()
+        if type(value) is bool:  # cheaper than asking the result for its type
+            return value
         kind = result.type()
-        if kind == T.BOOL:
-            return result.value()
         if kind == T.ERROR:
-            raw = str(result.value())
+            raw = str(value)
             if raw.endswith("No matching overloads found : <iter_range>"):
-                raise CelRuntimeError(self._not_iterable_message(activation))
+                lookups = self.lookups
+                whole = self._engine.activation(device, self._list_types, lookups if lookups.exact else None, True)
+                raise CelRuntimeError(self._not_iterable_message(whole))
             message = messages.runtime_message(raw)
+            lookups = self.lookups
             if not lookups.exact and lookups.any:
                 self._refuse_if_domain_missing(device, message)
             raise CelRuntimeError(message)
+        if kind == T.BYTES:
+            return _NonBool(token_type_name(bytes(value)))
         return _NonBool(_type_name(kind))
 
     def _not_iterable_message(self, activation: Any) -> str:
@@ -371,7 +410,7 @@ class CelExprEngine:
         self._lock = threading.Lock()
         self._pools = {flag: _build_pool(flag) for flag in (False, True)}
         self._runtime_pool = self._pools[True]
-        self.library = _Library(self._runtime_pool)
+        self.library = _Library()
         self._checkers: dict[tuple[object, ...], Any] = {}
         any_value = T.DYN
         self._runtime_env = cel.NewEnv(
@@ -445,6 +484,8 @@ class CelExprEngine:
         except RuntimeError:
             return None
         name = cel_go_type_name(value.type().name())
+        if name == "bytes":
+            name = token_type_name(value.value())
         if name.startswith(("list", "map")) or name == "any":
             return None
         go_names = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
@@ -454,71 +495,197 @@ class CelExprEngine:
         return go_names.get(name, name)
 
     # -- device conversion -------------------------------------------------------------------
-    def activation(self, device: CelDevice, list_types: bool, domains: DomainLookups | None) -> Any:
-        base_key = (ENGINE_NAME, list_types)
-        base = device.engine_value(base_key)
-        if base is None:
-            base = self._convert(device.plain(list_types))
-            device.set_engine_value(base_key, base)
-        data, activation, attribute_domains, capacity_domains = base
-        if isinstance(data, str):
-            raise CelRuntimeError(data)
-        if not domains:
-            return activation
-        missing_attributes = _resolve(domains.attributes, device.driver) - attribute_domains
-        missing_capacity = _resolve(domains.capacity, device.driver) - capacity_domains
-        if not missing_attributes and not missing_capacity:
-            return activation
-        missing = (missing_attributes, missing_capacity)
-        key = (ENGINE_NAME, list_types, missing)
-        cached = device.engine_value(key)
-        if cached is None:
-            attributes = dict(data["device.attributes"])
-            capacity = dict(data["device.capacity"])
-            for domain in missing_attributes:
-                attributes[domain] = {}
-            for domain in missing_capacity:
-                capacity[domain] = {}
-            cached = self._runtime_env.Activation(_device_data(data["device"], attributes, capacity))
-            device.set_engine_value(key, cached)
-        return cached
+    def activation(self, device: CelDevice, list_types: bool, domains: DomainLookups | None,
+                   whole_device: bool) -> Any:
+        """The activation a program evaluates ``device`` with.
 
-    def _convert(self, plain: PlainDevice) -> tuple[Any, Any, frozenset[str], frozenset[str]]:
+        ``domains``: looked-up domains the device lacks are bound to empty maps (``None``: the
+        device's maps as they are). ``whole_device``: ``device`` itself carries the attribute and
+        capacity maps (only needed when the expression uses ``device`` other than for its scalar
+        fields; the checked expression reads ``device.attributes`` as its own variable).
+        """
+        attributes_key, capacity_key, lean_key, whole_key = _CONVERSION_KEYS[list_types]
+        attributes = device.engine_value(attributes_key)
+        if attributes is None:
+            converted = self._convert_directly(device, list_types) or self._convert(device.plain(list_types))
+            if isinstance(converted, str):
+                device.set_engine_value(attributes_key, converted)
+                raise CelRuntimeError(converted)
+            attributes, capacity = converted
+            device.set_engine_value(attributes_key, attributes)
+            device.set_engine_value(capacity_key, capacity)
+        elif isinstance(attributes, str):
+            raise CelRuntimeError(attributes)
+        else:
+            capacity = device.engine_value(capacity_key)
+        if domains:
+            missing_attributes = _missing(domains.attributes, device.driver, attributes)
+            missing_capacity = _missing(domains.capacity, device.driver, capacity)
+            if missing_attributes or missing_capacity:
+                key = (ENGINE_NAME, list_types, missing_attributes, missing_capacity, whole_device)
+                padded = device.engine_value(key)
+                if padded is None:
+                    padded = self._new_activation(
+                        device, {**attributes, **{d: {} for d in missing_attributes}},
+                        {**capacity, **{d: {} for d in missing_capacity}}, whole_device)
+                    device.set_engine_value(key, padded)
+                return padded
+        key = whole_key if whole_device else lean_key
+        activation = device.engine_value(key)
+        if activation is None:
+            activation = self._new_activation(device, attributes, capacity, whole_device)
+            device.set_engine_value(key, activation)
+        return activation
+
+    def _new_activation(self, device: CelDevice, attributes: dict[str, Any], capacity: dict[str, Any],
+                        whole_device: bool) -> Any:
+        # A device without its maps holds only scalars, which the garbage collector ignores.
+        fields: dict[str, Any] = {"driver": device.driver,
+                                  "allowMultipleAllocations": bool(device.allow_multiple_allocations)}
+        if whole_device:
+            fields["attributes"] = attributes
+            fields["capacity"] = capacity
+        return self._runtime_env.Activation(
+            {"device": fields, "device.attributes": attributes, "device.capacity": capacity})
+
+    def _convert_directly(self, device: CelDevice, list_types: bool) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The common case in one pass with per-text caches: every attribute has exactly one
+        value kind and every text parses. ``None`` leaves anything else to ``_convert``, which
+        also words the errors."""
+        driver = device.driver
+        attributes: dict[str, dict[str, Any]] = {}
+        scalar_kinds = _PLAIN_SCALAR_KINDS
+        for name, attribute in device.attributes.items():
+            if not isinstance(attribute, dict) or len(attribute) != 1:
+                return None
+            ((kind, value),) = attribute.items()
+            if value is None:
+                return None
+            if kind not in scalar_kinds:
+                converter = _VERSION_CONVERTERS.get(kind) if not list_types else _LIST_CONVERTERS.get(kind)
+                if converter is None:
+                    return None
+                value = converter(value)
+                if value is None:
+                    return None
+            slash = name.find("/")
+            if slash < 0:
+                domain, ident = driver, name
+            else:
+                domain, ident = name[:slash], name[slash + 1:]
+            values = attributes.get(domain)
+            if values is None:
+                attributes[domain] = {ident: value}
+            else:
+                values[ident] = value
+        capacity: dict[str, dict[str, Any]] = {}
+        for name, entry in device.capacity.items():
+            text = entry.get("value") if isinstance(entry, dict) else entry
+            token = _quantity_token_of_text(text) if type(text) is str else None
+            if token is None:
+                return None
+            slash = name.find("/")
+            if slash < 0:
+                domain, ident = driver, name
+            else:
+                domain, ident = name[:slash], name[slash + 1:]
+            quantities = capacity.get(domain)
+            if quantities is None:
+                capacity[domain] = {ident: token}
+            else:
+                quantities[ident] = token
+        return attributes, capacity
+
+    @staticmethod
+    def _convert(plain: PlainDevice) -> tuple[dict[str, Any], dict[str, Any]] | str:
+        """The attribute and capacity maps of a converted device, or its conversion error."""
         if plain.error is not None:
-            return plain.error, None, frozenset(), frozenset()
-        semver_message = self.library.semver_message
-        quantity_message = self.library.quantity_message
+            return plain.error
         attributes: dict[str, dict[str, Any]] = {}
         for domain, values in plain.attributes.items():
             converted: dict[str, Any] = {}
             for ident, value in values.items():
-                if isinstance(value, list):
-                    converted[ident] = [semver_message(v) if not isinstance(v, int | str | bool) else v
-                                        for v in value]
-                elif isinstance(value, int | str | bool):
-                    converted[ident] = value
+                kind = type(value)
+                if kind is Semver:
+                    converted[ident] = semver_token(value)
+                elif kind is list:
+                    converted[ident] = [semver_token(v) if type(v) is Semver else v for v in value]
                 else:
-                    converted[ident] = semver_message(value)
+                    converted[ident] = value
             attributes[domain] = converted
-        capacity = {domain: {ident: quantity_message(q) for ident, q in values.items()}
+        capacity = {domain: {ident: quantity_token(q) for ident, q in values.items()}
                     for domain, values in plain.capacity.items()}
-        device = {"driver": plain.driver, "allowMultipleAllocations": plain.allow_multiple_allocations}
-        data = _device_data(device, attributes, capacity)
-        activation = self._runtime_env.Activation(data)
-        return data, activation, frozenset(attributes), frozenset(capacity)
+        return attributes, capacity
 
 
-def _resolve(domains: frozenset[str], driver: str) -> frozenset[str]:
-    if DRIVER_DOMAIN in domains:
-        return (domains - {DRIVER_DOMAIN}) | {driver}
-    return domains
+@functools.lru_cache(maxsize=16384)
+def _version_token_of_text(text: str) -> bytes | None:
+    try:
+        return semver_token(parse_semver(text))
+    except SemverError:
+        return None
 
 
-def _device_data(device: dict[str, Any], attributes: dict[str, Any], capacity: dict[str, Any]) -> dict[str, Any]:
-    whole = dict(device)
-    whole["attributes"] = attributes
-    whole["capacity"] = capacity
-    return {"device": whole, "device.attributes": attributes, "device.capacity": capacity}
+@functools.lru_cache(maxsize=16384)
+def _quantity_token_of_text(text: str) -> bytes | None:
+    try:
+        return quantity_token(parse_quantity(text))
+    except QuantityError:
+        return None
+
+
+def _version_value(value: Any) -> bytes | None:
+    return _version_token_of_text(value) if type(value) is str else None
+
+
+def _version_list(values: Any) -> list[bytes] | None:
+    if not isinstance(values, list):
+        return None
+    tokens = [_version_value(v) for v in values]
+    return None if None in tokens else tokens
+
+
+def _plain_list(values: Any) -> list[Any] | None:
+    return list(values) if isinstance(values, list) else None
+
+
+# Attribute value kinds the direct conversion takes (anything unusual goes through PlainDevice).
+_PLAIN_SCALAR_KINDS = frozenset({"string", "int", "bool"})
+_VERSION_CONVERTERS: dict[str, Callable[[Any], Any]] = {"version": _version_value}
+_LIST_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "version": _version_value, "strings": _plain_list, "ints": _plain_list, "bools": _plain_list,
+    "versions": _version_list}
+
+
+_NOTHING: frozenset[str] = frozenset()
+
+
+def _missing(domains: frozenset[str], driver: str, present: dict[str, Any]) -> frozenset[str]:
+    """The looked-up domains (``DRIVER_DOMAIN`` standing for the device's driver) a device lacks."""
+    missing = [d for d in domains if (driver if d == DRIVER_DOMAIN else d) not in present]
+    if not missing:
+        return _NOTHING
+    return frozenset(driver if d == DRIVER_DOMAIN else d for d in missing)
+
+
+_CONVERSION_KEYS = {
+    list_types: tuple((ENGINE_NAME, list_types, part) for part in ("attributes", "capacity", "lean", "whole"))
+    for list_types in (False, True)
+}
+
+
+def _device_escapes(ast: CheckedAst) -> bool:
+    """Whether the expression uses ``device`` other than for ``device.driver`` and
+    ``device.allowMultipleAllocations`` (binding it, iterating it, ...)."""
+    selects: dict[int, str] = {}
+    for node in ast.root.walk():
+        if node.kind == "select" and node.operand is not None:
+            selects[node.operand.id] = node.name
+    return any(
+        node.kind == "ident" and node.name == "device"
+        and selects.get(node.id) not in ("driver", "allowMultipleAllocations")
+        for node in ast.root.walk()
+    )
 
 
 _SIMPLE_TYPE_NAMES = {
