@@ -95,6 +95,7 @@ Paths = Annotated[
     list[str],
     typer.Argument(
         help="Files, folders (searched recursively for *.yaml, *.yml, *.json) or - for stdin.",
+        metavar="PATH",
         show_default=False,
     ),
 ]
