@@ -142,7 +142,9 @@ def lint(
         loaded = load_files(
             files, stdin=stdin, limits=input_limits, jobs=jobs, progress=progress.files
         )
-        context_loaded = load_paths(context, stdin=stdin, limits=input_limits) if context else None
+        context_loaded = (
+            load_paths(context, stdin=stdin, limits=input_limits, reference=True) if context else None
+        )
         progress.stage(f"checking {len(loaded.objects):,} objects")
         result = run_lint(loaded, settings, context_loaded, jobs=jobs)
     finally:

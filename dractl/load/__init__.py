@@ -43,9 +43,11 @@ class LoadResult:
         self.unreadable += other.unreadable
 
 
-def load_source(source: SourceFile, limits: Limits, result: LoadResult) -> None:
+def load_source(
+    source: SourceFile, limits: Limits, result: LoadResult, *, reference: bool = False
+) -> None:
     result.files.append(source)
-    result.diagnostics += parse_source(source, limits)
+    result.diagnostics += parse_source(source, limits, reference=reference)
     for item in objects_of_file(source):
         if isinstance(item, KubeObject):
             result.objects.append(item)
@@ -54,9 +56,17 @@ def load_source(source: SourceFile, limits: Limits, result: LoadResult) -> None:
 
 
 def load_paths(
-    paths: Iterable[str], *, stdin: bytes | None = None, limits: Limits | None = None
+    paths: Iterable[str],
+    *,
+    stdin: bytes | None = None,
+    limits: Limits | None = None,
+    reference: bool = False,
 ) -> LoadResult:
     """Read every path (files, folders, ``-``); problems become diagnostics, never exceptions.
+
+    ``reference``: the files are read for reference only (cluster dumps, ``explain``'s inputs):
+    the trees hold values and positions but no comments, which makes large inputs many times
+    faster to read (see :mod:`dractl.load.fast`); ``convert`` and ``select`` need the comments.
 
     A path that does not exist raises :class:`dractl.errors.InputError` (a usage error).
     """
@@ -70,13 +80,15 @@ def load_paths(
         except InputError as exc:
             result.unreadable.append(str(exc))
             continue
-        load_source(source, limits, result)
+        load_source(source, limits, result, reference=reference)
     return result
 
 
-def load_text(text: str, path: str = "<string>", *, limits: Limits | None = None) -> LoadResult:
+def load_text(
+    text: str, path: str = "<string>", *, limits: Limits | None = None, reference: bool = False
+) -> LoadResult:
     """Load YAML or JSON text (tests, editors)."""
     fmt = "json" if path.endswith(".json") else "yaml"
     result = LoadResult()
-    load_source(SourceFile(path, text, fmt), limits or Limits(), result)
+    load_source(SourceFile(path, text, fmt), limits or Limits(), result, reference=reference)
     return result

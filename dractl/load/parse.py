@@ -50,8 +50,12 @@ def is_template(text: str) -> bool:
     return False
 
 
-def parse_source(source: SourceFile, limits: Limits) -> list[Diagnostic]:
-    """Fill ``source.documents``; return the problems found on the way."""
+def parse_source(source: SourceFile, limits: Limits, *, reference: bool = False) -> list[Diagnostic]:
+    """Fill ``source.documents``; return the problems found on the way.
+
+    ``reference``: the file is only read for reference (``--context``, ``explain``); documents
+    are read with libyaml where that gives the same tree (see :mod:`dractl.load.fast`).
+    """
     problems: list[Diagnostic] = []
     if not _may_be_kubernetes(source):
         source.kubernetes = False
@@ -75,7 +79,7 @@ def parse_source(source: SourceFile, limits: Limits) -> list[Diagnostic]:
         source.documents.append(doc)
         if source.format != "json" and not has_content(chunk):
             continue
-        problem = _parse_document(doc, limits)
+        problem = _parse_document(doc, limits, reference=reference)
         if problem is not None:
             problems.append(problem)
     return problems
@@ -117,9 +121,11 @@ def _flow_depth_exceeds(text: str, limit: int) -> bool:
     return False
 
 
-def _parse_document(doc: Document, limits: Limits) -> Diagnostic | None:
+def _parse_document(doc: Document, limits: Limits, *, reference: bool = False) -> Diagnostic | None:
     if _flow_depth_exceeds(doc.text, limits.max_depth):
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
+    if reference and _parse_fast(doc, limits):
+        return None
     yaml = _yaml()
     try:
         with warnings.catch_warnings():
@@ -144,6 +150,22 @@ def _parse_document(doc: Document, limits: Limits) -> Diagnostic | None:
         return _fail(doc, "DRA005", problem, None)
     doc.raw = raw
     return None
+
+
+def _parse_fast(doc: Document, limits: Limits) -> bool:
+    """Read ``doc`` with libyaml; False leaves it to the round-trip loader (which also gives any
+    diagnostic, worded as for every other input)."""
+    from dractl.load.fast import load_fast
+
+    loaded = load_fast(doc.text)
+    if loaded is None:
+        return False
+    raw, yaml11 = loaded
+    if _check_size(raw, limits) is not None:
+        return False
+    doc.raw = raw
+    doc.yaml11 = {(doc.start_line + line + 1, col + 1): text for (line, col), text in yaml11.items()}
+    return True
 
 
 def _check_size(raw: Any, limits: Limits) -> str | None:

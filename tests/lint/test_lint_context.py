@@ -139,3 +139,23 @@ def test_unreadable_context_is_a_usage_error_with_a_reason(run_dractl, tmp_path:
     assert out.returncode == 2
     assert f"dractl: error: --context {cluster}:4:1: YAML syntax error" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_messages_point_into_context_files(run_dractl, tmp_path: Path) -> None:
+    """Context files are read without comments (a faster reader) but keep their positions."""
+    template = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "single-gpu", "namespace": "ml"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {}}]}}},
+    }
+    dump = json.dumps({"apiVersion": "v1", "kind": "List", "items": [template]}, indent=2)
+    pod = POD.replace("claims: [{name: gpu}]", "claims: [{name: gpu, request: gpux}]")
+    write(tmp_path, {"cluster.json": dump, "pod.yaml": pod, "cluster.yaml": f"# dump\n{CLAIM}"})
+    for context, line in (("cluster.json", 9), ("cluster.yaml", 5)):
+        out = run_dractl(
+            "lint", "-f", "json", "--context", str(tmp_path / context), str(tmp_path / "pod.yaml")
+        )
+        (diag,) = json.loads(out.stdout)["diagnostics"]
+        assert diag["rule"] == "DRA305"
+        assert f'"ml/single-gpu" ({tmp_path / context}:{line}) has "gpu"' in diag["message"]
