@@ -74,6 +74,10 @@ def test_good_examples_lint_clean(run_dractl) -> None:
     gone = [f"{f} {r}" for f, r in KNOWN_IN_GOOD if (f, r) not in found]
     assert not gone, f"no longer found, remove from KNOWN_IN_GOOD: {gone}"
     assert payload["summary"]["errors"] == 0
+    # examples/README.md says which good examples carry the deprecation warning: exactly the
+    # v1beta1 and v1beta2 ones.
+    deprecated = {d["file"] for d in payload["diagnostics"] if d["rule"] == "DRA400"}
+    assert deprecated == {f"good/{p.name}" for p in GOOD if "-v1beta" in p.name}
 
 
 @pytest.mark.parametrize("example", BAD, ids=[p.name for p in BAD])
