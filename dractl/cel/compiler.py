@@ -117,6 +117,15 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
         from dractl.cel.unsupported import reclassify
 
         return reclassify(exc, environment, engine_name)
+    ast = getattr(program, "ast", None)
+    if ast is not None and "literal-validators" in environment.libraries:
+        from dractl.cel import messages
+        from dractl.cel.validators import literal_errors
+
+        invalid = literal_errors(ast, expression)
+        if invalid:
+            issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err in invalid]
+            return CelCompileError("compilation failed: " + messages.format_issues(issues), invalid)
     output = program.output_type
     list_types = environment.list_type_attributes
     if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):
