@@ -7,6 +7,7 @@ engine only, with the reason.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -46,6 +47,19 @@ ROWS: list[tuple[str, object]] = [
     ("1 == 1.0", ("compile", "found no matching overload for '_==_' applied to '(int, double)'")),
     ('"a" + 1 == "a1"', ("compile", "found no matching overload for '_+_' applied to '(string, int)'")),
     ("dyn(1) == 1.0", True),
+    # what the fallback engine's checker infers without a type checker: capacity values are
+    # quantities, library functions have fixed signatures
+    (f'{C}.memory > quantity("1")',
+     ("compile", "found no matching overload for '_>_' applied to '(kubernetes.Quantity, kubernetes.Quantity)'")),
+    (f"{C}.memory == 1", ("compile", "found no matching overload for '_==_' applied to '(kubernetes.Quantity, int)'")),
+    (f"{C}.memory.major() == 1", ("compile", "found no matching overload for 'major' applied to '(kubernetes.Quantity)'")),
+    (f'{C}["memory"].isGreaterThan(semver("1.0.0"))',
+     ("compile", "found no matching overload for 'isGreaterThan' applied to '(kubernetes.Quantity, kubernetes.Semver)'")),
+    (f"{C}.memory.sign() == 1", ("compile", "undeclared reference to 'sign' (in container '')")),
+    (f"sign({C}.memory) == 1", True),
+    ("device.driver.startsWith(1)", ("compile", "found no matching overload for 'startsWith' applied to '(string, int)'")),
+    (f"{C}.memory.compareTo(quantity('1')) == 1.0",
+     ("compile", "found no matching overload for '_==_' applied to '(int, double)'")),
     # cel.bind
     ("cel.bind(x, 2, x * x == 4)", True),
     (f"cel.bind(g, {A}, g.cores > 64 && g.model == 'A100')", True),
@@ -198,3 +212,31 @@ def test_fallback_is_chosen_when_the_default_engine_cannot_be_imported(monkeypat
     assert resolve_engine_name(DEFAULT_ENGINE) == DEFAULT_ENGINE
     with pytest.raises(ValueError, match="unknown CEL engine 'cel-go'"):
         resolve_engine_name("cel-go")
+
+
+def test_configured_engine_is_checked_and_the_command_line_wins(tmp_path: Path) -> None:
+    from dractl.errors import UsageError
+    from dractl.lint.config import build_settings, read_config
+
+    path = tmp_path / ".dractl.yaml"
+    path.write_text("cel-engine: cel-python\n")
+    config = read_config(path)
+    assert build_settings(config).cel_engine == FALLBACK_ENGINE
+    assert build_settings(config, cel_engine=DEFAULT_ENGINE).cel_engine == DEFAULT_ENGINE
+    path.write_text("cel-engine: cel-go\n")
+    with pytest.raises(UsageError, match=r"\.dractl\.yaml:1:13: cel-engine: 'cel-go' is not one of"):
+        build_settings(read_config(path))
+
+
+def test_fallback_engine_keeps_a_raised_recursion_limit() -> None:
+    import sys
+
+    from dractl.cel.engines.celpy_engine import CelPythonEngine
+
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(5000)
+    try:
+        CelPythonEngine()
+        assert sys.getrecursionlimit() == 5000
+    finally:
+        sys.setrecursionlimit(previous)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 import operator
+import sys
 import threading
 from collections.abc import Callable
 from fractions import Fraction
@@ -702,7 +703,10 @@ class CelPythonEngine:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._parser = CELParser()
+        limit = sys.getrecursionlimit()
         self._environment = celpy.Environment(runner_class=_Runner)
+        # cel-python sets the limit to 2500; never lower one raised elsewhere (the allocator's).
+        sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
         self._functions: dict[tuple[object, ...], dict[str, Callable[..., Any]]] = {}
 
     def compile(self, expression: str, environment: Environment) -> CelPythonProgram:

@@ -1,9 +1,10 @@
 """Compile-time checks for the cel-python engine, on a simplified form of cel-python's parse tree.
 
 cel-python parses but does not type-check. The checks here reproduce the errors of upstream's
-checker that need no type information beyond literals and the DRA declarations: undeclared
-identifiers and functions, fields ``device`` does not have, operators applied to literals of the
-wrong types (``2u + 1``), and the type of the whole expression where it is evident. They also
+checker where types are evident without full inference (literals, ``device.driver``, capacity
+values, results of library functions; attribute values are dyn): undeclared identifiers and
+functions, fields ``device`` does not have, operators and library functions applied to values of
+the wrong types (``2u + 1``, ``quantity("1").major()``), and the type of the whole expression. They also
 compute a lower bound of the evaluation cost where ranges are list literals, so expressions that
 upstream always cancels are cancelled here without running them.
 """
@@ -22,18 +23,56 @@ from dractl.cel.errors import CelError
 COMPREHENSION_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 _BOOL_MACROS = frozenset({"all", "exists", "exists_one"})
 
-# Functions with an evident result type (receiver-style or global), for the output type check.
-_RESULT_TYPES: dict[str, str] = {
-    "size": "int", "int": "int", "uint": "uint", "double": "double", "string": "string", "bool": "bool",
-    "bytes": "bytes", "matches": "bool", "startsWith": "bool", "endsWith": "bool", "contains": "bool",
-    "quantity": "kubernetes.Quantity", "isQuantity": "bool", "sign": "int", "asInteger": "int",
-    "isInteger": "bool", "asApproximateFloat": "double", "add": "kubernetes.Quantity",
-    "sub": "kubernetes.Quantity", "isGreaterThan": "bool", "isLessThan": "bool", "compareTo": "int",
-    "semver": "kubernetes.Semver", "isSemver": "bool", "major": "int", "minor": "int", "patch": "int",
-    "find": "string", "findAll": "list", "includes": "bool", "charAt": "string", "indexOf": "int",
-    "lastIndexOf": "int", "lowerAscii": "string", "upperAscii": "string", "replace": "string",
-    "split": "list", "substring": "string", "trim": "string", "join": "string", "reverse": "string",
+Q = "kubernetes.Quantity"
+S = "kubernetes.Semver"
+_STR = "string"
+#: Overloads upstream declares, as (receiver style, parameter types, result type); the receiver
+#: is the first parameter. ``None`` stands for dyn (any argument, result unknown).
+SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
+    "size": [(False, ("string",), "int"), (False, ("bytes",), "int"), (False, ("list",), "int"),
+             (False, ("map",), "int"), (True, ("string",), "int"), (True, ("bytes",), "int"),
+             (True, ("list",), "int"), (True, ("map",), "int")],
+    "matches": [(True, (_STR, _STR), "bool"), (False, (_STR, _STR), "bool")],
+    "startsWith": [(True, (_STR, _STR), "bool")],
+    "endsWith": [(True, (_STR, _STR), "bool")],
+    "contains": [(True, (_STR, _STR), "bool")],
+    "int": [(False, (None,), "int")], "uint": [(False, (None,), "uint")],
+    "double": [(False, (None,), "double")], "string": [(False, (None,), "string")],
+    "bool": [(False, (None,), "bool")], "bytes": [(False, (None,), "bytes")],
+    "quantity": [(False, (_STR,), Q)],
+    "isQuantity": [(False, (_STR,), "bool")],
+    "sign": [(False, (Q,), "int")],
+    "asApproximateFloat": [(True, (Q,), "double")],
+    "asInteger": [(True, (Q,), "int")],
+    "isInteger": [(True, (Q,), "bool")],
+    "add": [(True, (Q, Q), Q), (True, (Q, "int"), Q)],
+    "sub": [(True, (Q, Q), Q), (True, (Q, "int"), Q)],
+    "isGreaterThan": [(True, (Q, Q), "bool"), (True, (S, S), "bool")],
+    "isLessThan": [(True, (Q, Q), "bool"), (True, (S, S), "bool")],
+    "compareTo": [(True, (Q, Q), "int"), (True, (S, S), "int")],
+    "semver": [(False, (_STR,), S), (False, (_STR, "bool"), S)],
+    "isSemver": [(False, (_STR,), "bool"), (False, (_STR, "bool"), "bool")],
+    "major": [(True, (S,), "int")], "minor": [(True, (S,), "int")], "patch": [(True, (S,), "int")],
+    "find": [(True, (_STR, _STR), _STR)],
+    "findAll": [(True, (_STR, _STR), "list"), (True, (_STR, _STR, "int"), "list")],
+    "includes": [(True, (None, None), "bool")],
+    "charAt": [(True, (_STR, "int"), _STR)],
+    "indexOf": [(True, (_STR, _STR), "int"), (True, (_STR, _STR, "int"), "int")],
+    "lastIndexOf": [(True, (_STR, _STR), "int"), (True, (_STR, _STR, "int"), "int")],
+    "lowerAscii": [(True, (_STR,), _STR)], "upperAscii": [(True, (_STR,), _STR)],
+    "replace": [(True, (_STR, _STR, _STR), _STR), (True, (_STR, _STR, _STR, "int"), _STR)],
+    "split": [(True, (_STR, _STR), "list"), (True, (_STR, _STR, "int"), "list")],
+    "substring": [(True, (_STR, "int"), _STR), (True, (_STR, "int", "int"), _STR)],
+    "trim": [(True, (_STR,), _STR)],
+    "join": [(True, ("list",), _STR), (True, ("list", _STR), _STR)],
+    "reverse": [(True, (_STR,), _STR)],
+    "quote": [(False, (_STR,), _STR)],
+    "format": [(True, (_STR, "list"), _STR)],
 }
+# Types whose element types this checker does not track: they match what they are, but an
+# error about them would not name them as upstream does, so none is reported.
+_VAGUE = frozenset({"list", "map"})
+
 
 #: Functions of the standard environment every selector may call.
 _STANDARD = frozenset({
@@ -251,7 +290,7 @@ class _Checker:
                     return None
                 return {"driver": "string", "allowMultipleAllocations": "bool"}.get(node.name)
             self._select_target(target, scope)
-            return None
+            return self._map_value_type(target, scope)
         if kind == "has":
             operand = node.children[0]
             if operand.kind == "select":
@@ -262,7 +301,7 @@ class _Checker:
         if kind == "index":
             for child in node.children:
                 self.type_of(child, scope)
-            return None
+            return self._map_value_type(node.children[0], scope)
         if kind == "macro":
             self.type_of(node.children[0], scope)
             self.type_of(node.children[1], scope | {node.variable})
@@ -291,20 +330,42 @@ class _Checker:
     def _select_target(self, target: Node, scope: frozenset[str]) -> None:
         self.type_of(target, scope)
 
+    def _map_value_type(self, container: Node, scope: frozenset[str]) -> str | None:
+        """The type of an entry of ``container``: a quantity in a domain of ``device.capacity``,
+        a map for a domain of either outer map."""
+        if _is_device_map(container, scope):
+            return "map"
+        if container.kind in ("select", "index") and _is_device_map(container.children[0], scope):
+            outer = container.children[0]
+            return Q if outer.name == "capacity" else None
+        return None
+
     def _call(self, node: Node, scope: frozenset[str]) -> str | None:
         argument_types = [self.type_of(child, scope) for child in node.children]
         name = node.name
-        if name not in self.functions:
+        signatures = SIGNATURES.get(name)
+        declared = name in self.functions
+        if declared and signatures is not None:
+            declared = any(member == node.member for member, _params, _result in signatures)
+        if not declared:
             self.error(node, f"undeclared reference to '{name}' (in container '')")
             return None
         if name in UNSUPPORTED:
             self.unsupported.append(CelError(f"the cel-python engine does not implement '{name}'",
                                              node.line, node.column))
-        if name in ("dyn",):
+        if signatures is None:
             return None
-        if name == "size" and argument_types and argument_types[0] not in (None, "string", "bytes", "list", "map"):
-            self.error(node, f"found no matching overload for 'size' applied to '({argument_types[0]})'")
-        return _RESULT_TYPES.get(name)
+        candidates = [
+            result for member, params, result in signatures
+            if member == node.member and len(params) == len(argument_types)
+            and all(p is None or a is None or p == a for p, a in zip(params, argument_types, strict=True))
+        ]
+        if not candidates:
+            if all(t is not None and t not in _VAGUE for t in argument_types):
+                self.error(node, f"found no matching overload for '{name}' applied to "
+                                 f"'({', '.join(str(t) for t in argument_types)})'")
+            return None
+        return candidates[0] if len(set(candidates)) == 1 else None
 
     def _operator(self, node: Node, scope: frozenset[str]) -> str | None:
         op = node.name
@@ -350,6 +411,14 @@ class _Checker:
     def _no_overload(self, node: Node, types: list[str | None]) -> None:
         self.error(node, f"found no matching overload for '{node.name}' applied to "
                          f"'({', '.join(t or 'dyn' for t in types)})'")
+
+
+def _is_device_map(node: Node, scope: frozenset[str]) -> bool:
+    """``device.attributes`` or ``device.capacity`` (with ``device`` not a local variable)."""
+    if node.kind != "select" or node.name not in ("attributes", "capacity"):
+        return False
+    target = node.children[0]
+    return target.kind == "ident" and target.name == "device" and "device" not in scope
 
 
 def _min_cost(node: Node) -> int:
