@@ -269,6 +269,9 @@ class _Checker:
             self.device_fields.add("allowMultipleAllocations")
         self.errors: list[CelError] = []
         self.unsupported: list[CelError] = []
+        #: cel-go's literal validators (reported only when the expression type-checks).
+        self.literal_errors: list[CelError] = []
+        self.inside_format = False
 
     def error(self, node: Node, message: str) -> None:
         self.errors.append(CelError(message, node.line, node.column))
@@ -316,16 +319,28 @@ class _Checker:
         if kind == "op":
             return self._operator(node, scope)
         if kind == "list":
-            for child in node.children:
-                self.type_of(child, scope)
+            types = [self.type_of(child, scope) for child in node.children]
+            self._homogeneous(node.children, types, stop=True)
             return "list"
         if kind == "map":
-            for child in node.children:
-                self.type_of(child, scope)
+            types = [self.type_of(child, scope) for child in node.children]
+            self._homogeneous(node.children[0::2], types[0::2], stop=False)
+            self._homogeneous(node.children[1::2], types[1::2], stop=False)
             return "map"
         self.unsupported.append(CelError(f"the cel-python engine does not evaluate {node.name} expressions",
                                          node.line, node.column))
         return None
+
+    def _homogeneous(self, elements: list[Node], types: list[str | None], *, stop: bool) -> None:
+        """cel-go's homogeneous aggregate literal validator, where every element's type is evident."""
+        if self.inside_format or not all(t is not None and t not in _VAGUE for t in types):
+            return
+        for element, actual in zip(elements[1:], types[1:], strict=True):
+            if actual != types[0]:
+                self.literal_errors.append(CelError(f"expected type '{types[0]}' but found '{actual}'",
+                                                    element.line, element.column))
+                if stop:
+                    return
 
     def _select_target(self, target: Node, scope: frozenset[str]) -> None:
         self.type_of(target, scope)
@@ -341,8 +356,15 @@ class _Checker:
         return None
 
     def _call(self, node: Node, scope: frozenset[str]) -> str | None:
-        argument_types = [self.type_of(child, scope) for child in node.children]
         name = node.name
+        outer_format = self.inside_format
+        self.inside_format = outer_format or name == "format"  # cel-go exempts format's arguments
+        argument_types = [self.type_of(child, scope) for child in node.children]
+        self.inside_format = outer_format
+        if name == "matches" and "literal-validators" in self.environment.libraries:
+            pattern = node.children[1] if node.member and len(node.children) > 1 else node.children[0]
+            if pattern.kind == "literal" and pattern.type == "string" and not _regex_ok(pattern.name):
+                self.literal_errors.append(CelError("invalid matches argument", pattern.line, pattern.column))
         signatures = SIGNATURES.get(name)
         declared = name in self.functions
         if declared and signatures is not None:
@@ -440,8 +462,28 @@ def _min_cost(node: Node) -> int:
     return own + sum(_min_cost(child) for child in node.children)
 
 
+def _regex_ok(literal: str) -> bool:
+    from dractl.cel.regex import re2_error
+
+    try:
+        text = ast_literal_string(literal)
+    except ValueError:
+        return True  # not a plain string literal this checker can decode; the run decides
+    return re2_error(text) is None
+
+
+def ast_literal_string(token: str) -> str:
+    """The value of a CEL string literal token (quotes, raw prefix and escapes)."""
+    from celpy.evaluation import celstr
+
+    return str(celstr(lark.Token("STRING_LIT", token)))
+
+
 def check(tree: lark.Tree, environment: Environment) -> tuple[Node, Checked]:
     root = simplify(tree)
     checker = _Checker(environment)
     output = checker.type_of(root, frozenset())
-    return root, Checked(checker.errors, checker.unsupported, output or "any", _min_cost(root))
+    errors = checker.errors
+    if not errors and "literal-validators" in environment.libraries:
+        errors = sorted(checker.literal_errors, key=lambda e: (e.line, e.column))
+    return root, Checked(errors, checker.unsupported, output or "any", _min_cost(root))
