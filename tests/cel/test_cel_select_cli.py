@@ -71,13 +71,16 @@ def test_feature_gate_controls_list_attributes(run_dractl) -> None:
 
 
 def test_both_engines_give_the_same_rows(run_dractl) -> None:
-    expression = 'device.attributes["gpu.example.com"].model.lowerAscii() == "a100"'
-    outputs = [
-        json.loads(run_dractl("select", expression, "-", "-o", "json", "--cel-engine", engine, stdin=SLICE).stdout)
-        for engine in ("cel-expr-python", "cel-python")
-    ]
-    assert outputs[0] == outputs[1]
-    assert [row.get("result") for row in outputs[1]] == [True, False, None]
+    for expression, results in (
+        ('device.attributes["gpu.example.com"].model.lowerAscii() == "a100"', [True, False, None]),
+        ('device.attributes["gpu.example.com"].?model.orValue("").lowerAscii() == "a100"', [True, False, False]),
+    ):
+        outputs = [
+            json.loads(run_dractl("select", expression, "-", "-o", "json", "--cel-engine", engine, stdin=SLICE).stdout)
+            for engine in ("cel-expr-python", "cel-python")
+        ]
+        assert outputs[0] == outputs[1]
+        assert [row.get("result") for row in outputs[1]] == results
 
 
 def test_unknown_engine_is_a_usage_error_on_every_command(run_dractl) -> None:

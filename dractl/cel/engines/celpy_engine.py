@@ -7,15 +7,17 @@ cel-go's extensions. This module adds what DRA selectors need on top of its inte
   domain missing from ``device.attributes``/``device.capacity`` reads as an empty map, as
   upstream's outer maps do, while ``in``, ``size`` and iteration see only the real domains;
 * the Kubernetes quantity and semver libraries, regex ``find``/``findAll``, DRA's ``includes``,
-  cel-go's string extension and ``cel.bind``;
+  cel-go's string extension, ``cel.bind``, and optional selection (``a.?b``, ``a[?k]``: a
+  grammar rule added to cel-python's) with optional values;
 * CEL's heterogeneous numeric equality and cross-type numeric ordering (``x == 3.0`` on an int);
 * upstream's runtime error texts (``no such key: <name>``, ``got 'types.Int', expected iterable
   type``, ...);
 * compile-time checks that need no type checker (:mod:`dractl.cel.engines.celpy_syntax`).
 
-Known gaps (tests name them): optional syntax (``a.?b``) does not parse; type errors that need
-inferred types (an attribute compared with a value of another type) surface at run time as
-``no such overload`` or not at all; cost is bounded from below for literal ranges only.
+Known gaps (tests name them): optional list and map literal entries (``[?x]``) do not parse;
+type errors that need inferred types (an attribute compared with a value of another type)
+surface at run time as ``no such overload`` or not at all; cost is bounded from below for
+literal ranges only.
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ from __future__ import annotations
 import functools
 import logging
 import operator
+import re
 import sys
 import threading
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import celpy
 import celpy.celtypes as ct
-from celpy.celparser import CELParseError, CELParser
+import lark
+from celpy.celparser import CELParser
 from celpy.evaluation import CELEvalError, Evaluator
 
 from dractl.cel import messages, regex
@@ -59,6 +64,77 @@ class _Failure(CELEvalError):
 
 def _failure(message: str) -> _Failure:
     return _Failure(message)
+
+
+class CelOptional:
+    """cel-go's optional value: ``optional.of(x)`` or ``optional.none()``."""
+
+    __slots__ = ("present", "value")
+
+    def __init__(self, value: Any = None, present: bool = False) -> None:
+        self.value = value
+        self.present = present
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.present else "optional.none()"
+
+
+_NONE = CelOptional()
+
+
+def _optional_entry(container: Any, key: Any) -> Any:
+    """``container.?key`` / ``container[?key]``, also on an optional (chaining)."""
+    if isinstance(container, CelOptional):
+        if not container.present:
+            return container
+        container = container.value
+    if isinstance(container, _DomainMap):  # upstream's outer maps find every domain
+        return CelOptional(container[key], True)
+    if isinstance(container, dict):
+        found = _index(container, key)
+        return _NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
+    if isinstance(container, list):
+        found = _index(container, key)
+        return _NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
+    return _failure("no such overload")
+
+
+def _optional_of(value: Any) -> Any:
+    return value if isinstance(value, CELEvalError) else CelOptional(value, True)
+
+
+def _optional_of_non_zero(value: Any) -> Any:
+    if isinstance(value, CELEvalError):
+        return value
+    zero = value is None or (not isinstance(value, Quantity | Semver) and not value)
+    return _NONE if zero else CelOptional(value, True)
+
+
+def _need_optional(function: Callable[..., Any]) -> Callable[..., Any]:
+    def call(optional: Any, *args: Any) -> Any:
+        if not isinstance(optional, CelOptional):
+            return _failure("no such overload")
+        return function(optional, *args)
+
+    return call
+
+
+def _optional_value(optional: CelOptional) -> Any:
+    return optional.value if optional.present else _failure("optional.none() dereference")
+
+
+def _optional_or(optional: CelOptional, other: Any) -> Any:
+    if optional.present:
+        return optional
+    return other if isinstance(other, CelOptional | CELEvalError) else _failure("no such overload")
+
+
+_OPTIONAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "hasValue": _need_optional(lambda o: ct.BoolType(o.present)),
+    "orValue": _need_optional(lambda o, default: o.value if o.present else default),
+    "value": _need_optional(_optional_value),
+    "or": _need_optional(_optional_or),
+}
 
 
 # -- values ---------------------------------------------------------------------------------
@@ -112,6 +188,7 @@ _TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (ct.StringType, "string"), (ct.BytesType, "bytes"), (ct.ListType, "list"), (ct.MapType, "map"),
     (ct.DurationType, "google.protobuf.Duration"), (ct.TimestampType, "google.protobuf.Timestamp"),
     (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver"), (type(None), "null_type"),
+    (CelOptional, "optional_type"),
 )
 _GO_TYPES = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
              "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
@@ -217,6 +294,8 @@ def _index(container: Any, key: Any) -> Any:
         return container
     if isinstance(key, CELEvalError):
         return key
+    if isinstance(container, CelOptional):  # a[?k][j]: the chain stays optional
+        return _optional_entry(container, key)
     if isinstance(container, dict):
         try:
             return container[key]
@@ -552,6 +631,8 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         functions["findAll"] = _regex(regex.find_all, lambda found: ct.ListType(ct.StringType(f) for f in found))
     if environment.includes_function:
         functions["includes"] = _includes
+    if "optionals" in libraries:
+        functions.update(_OPTIONAL_FUNCTIONS)
     return functions
 
 
@@ -579,11 +660,29 @@ class _Evaluator(Evaluator):
         nested.budget = self.budget
         return nested
 
+    def member_dot_opt(self, tree: Any) -> Any:
+        member_tree, name = tree.children
+        member = self.visit(member_tree)
+        if isinstance(member, CELEvalError):
+            return member
+        return _optional_entry(member, ct.StringType(name.value))
+
+    def member_index_opt(self, tree: Any) -> Any:
+        member_tree, key_tree = tree.children
+        member = self.visit(member_tree)
+        key = self.visit(key_tree)
+        for value in (member, key):
+            if isinstance(value, CELEvalError):
+                return value
+        return _optional_entry(member, key)
+
     def member_dot(self, tree: Any) -> Any:
         member_tree, name = tree.children
         member = self.visit(member_tree)
         if isinstance(member, CELEvalError):
             return member
+        if isinstance(member, CelOptional):  # a.?b.c: the chain stays optional
+            return _optional_entry(member, ct.StringType(name.value))
         if isinstance(member, ct.MapType):
             try:
                 return member[ct.StringType(name.value)]
@@ -603,6 +702,11 @@ class _Evaluator(Evaluator):
                 return nested.evaluate({variable: value})
             except CELEvalError as exc:
                 return exc
+        if method in ("of", "none", "ofNonZeroValue") and _is_ident(member_tree, "optional"):
+            arguments = self.visit_children(tree.children[2]) if len(tree.children) > 2 else []
+            if method == "none":
+                return _NONE
+            return _optional_of(arguments[0]) if method == "of" else _optional_of_non_zero(arguments[0])
         if method in COMPREHENSION_MACROS:
             target = self.visit(member_tree)
             if isinstance(target, CELEvalError):
@@ -702,7 +806,7 @@ class CelPythonEngine:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._parser = CELParser()
+        self._parser = _optional_syntax_parser()
         limit = sys.getrecursionlimit()
         self._environment = celpy.Environment(runner_class=_Runner)
         # cel-python sets the limit to 2500; never lower one raised elsewhere (the allocator's).
@@ -713,7 +817,9 @@ class CelPythonEngine:
         with self._lock:  # the lark parser keeps state while parsing
             try:
                 tree = self._parser.parse(expression)
-            except CELParseError as exc:
+            except lark.exceptions.UnexpectedInput as exc:
+                raise _syntax_error(expression, exc) from None
+            except lark.exceptions.LarkError as exc:
                 raise _syntax_error(expression, exc) from None
         try:
             _root, checked = check(tree, environment)
@@ -736,7 +842,25 @@ class CelPythonEngine:
                                 expression)
 
 
-def _syntax_error(expression: str, exc: CELParseError) -> CelCompileError:
+def _optional_syntax_parser() -> lark.Lark:
+    """cel-python's grammar plus cel-go's optional field selection and indexing (``a.?b``,
+    ``a[?k]``)."""
+    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
+    member_rule = "member         : member_dot | member_dot_arg | member_index | member_object | primary"
+    if member_rule in grammar:
+        grammar = grammar.replace(member_rule, (
+            "member         : member_dot | member_dot_arg | member_index | member_object"
+            " | member_dot_opt | member_index_opt | primary\n"
+            'member_dot_opt : member ".?" IDENT\n'
+            'member_index_opt : member "[?" expr "]"'))
+    return lark.Lark(
+        grammar, parser="lalr", start="expr", g_regex_flags=re.M,
+        lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,
+        maybe_placeholders=False, priority="invert",
+    )
+
+
+def _syntax_error(expression: str, exc: Exception) -> CelCompileError:
     line = getattr(exc, "line", None) or 1
     column = getattr(exc, "column", None) or 1
     message = "Syntax error: " + _parse_detail(exc)
@@ -745,12 +869,11 @@ def _syntax_error(expression: str, exc: CELParseError) -> CelCompileError:
     return CelCompileError(f"compilation failed: {detail}", [err])
 
 
-def _parse_detail(exc: CELParseError) -> str:
-    cause = exc.__cause__ or exc.__context__
-    token = getattr(cause, "token", None)
+def _parse_detail(exc: Exception) -> str:
+    token = getattr(exc, "token", None)
     if token is not None:
         return f"unexpected input {str(token)!r}"
-    char = getattr(cause, "char", None)
+    char = getattr(exc, "char", None)
     if char is not None:
         return f"token recognition error at: {char!r}"
     return "unexpected input"

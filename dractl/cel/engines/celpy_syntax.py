@@ -68,7 +68,16 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "reverse": [(True, (_STR,), _STR)],
     "quote": [(False, (_STR,), _STR)],
     "format": [(True, (_STR, "list"), _STR)],
+    "optional.of": [(False, (None,), None)],
+    "optional.none": [(False, (), None)],
+    "optional.ofNonZeroValue": [(False, (None,), None)],
+    "hasValue": [(True, (None,), "bool")],
+    "orValue": [(True, (None, None), None)],
+    "value": [(True, (None,), None)],
+    "or": [(True, (None, None), None)],
 }
+_OPTIONAL_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "orValue",
+                                 "value", "or"})
 # Types whose element types this checker does not track: they match what they are, but an
 # error about them would not name them as upstream does, so none is reported.
 _VAGUE = frozenset({"list", "map"})
@@ -114,6 +123,8 @@ def declared_functions(environment: Environment) -> frozenset[str]:
             names |= functions
     if environment.includes_function:
         names.add("includes")
+    if "optionals" in environment.libraries:
+        names |= _OPTIONAL_FUNCTIONS
     return frozenset(names)
 
 
@@ -210,11 +221,22 @@ def simplify(tree: Any) -> Node:
             variable = _ident_of(args[0]) or ""
             return Node("bind", line, column, "cel.bind", children=[simplify(args[1]), simplify(args[2])],
                         variable=variable)
+        if str(name) in ("of", "none", "ofNonZeroValue") and target_node.kind == "ident" \
+                and target_node.name == "optional":
+            return Node("call", line, column, f"optional.{name}", children=[simplify(a) for a in args])
         if str(name) in COMPREHENSION_MACROS and len(args) == 2 and _ident_of(args[0]):
             return Node("macro", line, column, str(name), children=[target_node, simplify(args[1])],
                         variable=_ident_of(args[0]) or "")
         return Node("call", line, column, str(name), children=[target_node, *(simplify(a) for a in args)],
                     member=True)
+    if data == "member_dot_opt":
+        target, name = children
+        line, column = _position(name)
+        return Node("select", line, column - 2, str(name), children=[simplify(target)], variable="?")
+    if data == "member_index_opt":
+        target, key = children
+        line, column = _position(key)
+        return Node("index", line, column - 2, "_[?_]", children=[simplify(target), simplify(key)])
     if data == "member_index":
         target, key = children
         line, column = _position(key)
