@@ -131,6 +131,13 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
     if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):
         message = f"must evaluate to bool or the unknown type, not {output}"
         return CelCompileError(message, [CelError(message, 1, 1)])
+    if ast is not None and "regex" in environment.libraries:
+        from dractl.cel.validators import program_error
+
+        failure = program_error(ast, expression)
+        if failure is not None:
+            detail = f"program instantiation failed: {failure.message}"
+            return CelCompileError(detail, [failure], kind="internal")
     return CompiledSelector(expression, environment, engine_name, program, getattr(program, "cost", None))
 
 

@@ -36,6 +36,33 @@ def re2_error(pattern: str) -> str | None:
     return None
 
 
+# RE2's error texts → Go's regexp/syntax texts (the apiserver compiles patterns with Go).
+_GO_ERRORS = {
+    "missing ]": "missing closing ]",
+    "missing )": "missing closing )",
+    "unexpected )": "unexpected )",
+    "bad repetition operator": "invalid nested repetition operator",
+    "trailing \\": "trailing backslash at end of expression",
+    "invalid repetition size": "invalid repeat count",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid named capture group": "invalid named capture",
+    "pattern too large - compile failed": "expression too large",
+}
+
+
+def go_regexp_error(pattern: str) -> str | None:
+    """What Go's ``regexp.Compile`` says about ``pattern``, or None when it compiles.
+
+    ``error parsing regexp: <code>: `<the offending part>```, with RE2's code translated.
+    """
+    error = re2_error(pattern)
+    if error is None:
+        return None
+    code, _, fragment = error.partition(": ")
+    return f"error parsing regexp: {_GO_ERRORS.get(code, code)}: `{fragment}`"
+
+
 def find(text: str, pattern: str) -> str:
     """``<string>.find(<regex>)``: the leftmost match, or the empty string."""
     try:

@@ -136,3 +136,26 @@ def _homogeneous(ast: CheckedAst, expression: str, elements: list[Expr], errors:
                 line, column))
             if stop:
                 return
+
+
+# The Kubernetes regex library compiles constant patterns of ``find`` and ``findAll`` when the
+# program is built (cel.OptimizeRegex); a bad one fails the program, which upstream reports as
+# an internal error (``program instantiation failed: ...``).
+_CONSTANT_REGEX_FUNCTIONS = ("find", "findAll")
+
+
+def program_error(ast: CheckedAst, expression: str) -> CelError | None:
+    """Why building the program fails, as cel-go words it, at the pattern; or None."""
+    from dractl.cel.regex import go_regexp_error
+
+    for node in ast.root.walk():
+        if node.kind != "call" or node.name not in _CONSTANT_REGEX_FUNCTIONS or node.operand is None:
+            continue
+        pattern = node.args[0] if node.args else None
+        if pattern is None or pattern.kind != "const" or not isinstance(pattern.value, str):
+            continue
+        error = go_regexp_error(pattern.value)
+        if error is not None:
+            line, column = _position(ast, expression, pattern)
+            return CelError(error, line, column)
+    return None

@@ -11,6 +11,7 @@ from dractl.lint.rules import (
     best_practice,  # noqa: F401  (DRA50x)
     capacity,  # noqa: F401  (DRA34x)
     cel,  # noqa: F401  (DRA20x)
+    cel_checks,  # noqa: F401  (DRA21x)
     duplicates,  # noqa: F401  (DRA33x)
     input,  # noqa: F401
     meta,  # noqa: F401

@@ -35,7 +35,8 @@ def _compile_error(checked: Checked) -> Finding:
     selector = checked.selector
     error = checked.error
     assert error is not None
-    positioned = error.detail.startswith("compilation failed:") and error.errors
+    # A result of the wrong type has no position in the expression; the other errors do.
+    positioned = (error.detail.startswith("compilation failed:") or error.kind == "internal") and error.errors
     position = (
         inside_expression(selector, error.errors[0].line, error.errors[0].column)
         if positioned

@@ -1,0 +1,654 @@
+"""DRA210–DRA219: CEL selectors the apiserver accepts that very likely do not do what was meant.
+
+These checks go beyond upstream's validation. Those that look at devices use the ResourceSlices
+of the run (the linted files and ``--context``): a selector is evaluated there as the scheduler
+evaluates it (StoredExpressions environment, class selectors first, then the request's, in
+order, stopping at the first that is false).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dractl.diagnostics import Severity
+from dractl.lint.engine import Finding
+from dractl.lint.registry import rule
+from dractl.lint.rules._cel import (
+    SELECTOR_KINDS,
+    Checked,
+    Selector,
+    at_offset,
+    cel_gates,
+    checked_selectors,
+    inside_expression,
+    selectors_of,
+)
+
+if TYPE_CHECKING:
+    from dractl.api.model import ApiObject
+    from dractl.cel import CompiledSelector
+    from dractl.cel.ast import CheckedAst, Expr
+    from dractl.cel.slices import SliceDevice
+    from dractl.lint.engine import LintContext
+
+_DEVICES_KEY = "dractl.lint.rules.cel_checks.devices"
+_STORED_KEY = "dractl.lint.rules.cel_checks.stored"
+#: Attribute domain of the attributes Kubernetes itself defines (``resource.kubernetes.io/pciBusID``).
+STANDARD_DOMAIN = "resource.kubernetes.io"
+_SHOWN_DEVICES = 3
+_OUTER = {"device.attributes": "attributes", "device.capacity": "capacity"}
+
+
+# -- the syntax tree: lookups of attributes and capacities --------------------------------------
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """``device.attributes["domain"].name`` (or ``["name"]``, or through ``cel.bind``)."""
+
+    map: str  # "attributes" | "capacity"
+    domain: str | None  # None: the device's own driver (``device.attributes[device.driver]``)
+    name: str
+    offset: int  # where the name is in the expression
+    guarded: bool
+    node: Expr
+
+
+def _is_device_driver(node: Expr) -> bool:
+    return (
+        node.kind == "select"
+        and node.name == "driver"
+        and not node.test_only
+        and node.operand is not None
+        and node.operand.kind == "ident"
+        and node.operand.name == "device"
+    )
+
+
+def _outer_map(node: Expr) -> str | None:
+    if node.kind == "ident":
+        return _OUTER.get(node.name)
+    if (
+        node.kind == "select"
+        and not node.test_only
+        and node.operand is not None
+        and node.operand.kind == "ident"
+        and node.operand.name == "device"
+    ):
+        return _OUTER.get(f"device.{node.name}")
+    return None
+
+
+def _domain_map(node: Expr | None, bound: dict[str, tuple[str, str | None]]) -> tuple[str, str | None] | None:
+    """(map, domain) when ``node`` is one domain's map of the device."""
+    if node is None:
+        return None
+    if node.kind == "ident" and node.name in bound:
+        return bound[node.name]
+    if node.kind == "call" and node.name == "_[_]" and node.operand is None and len(node.args) == 2:
+        which = _outer_map(node.args[0])
+        key = node.args[1]
+        if which is None:
+            return None
+        if key.kind == "const" and isinstance(key.value, str):
+            return which, key.value
+        if _is_device_driver(key):
+            return which, None
+    return None
+
+
+def _bindings(ast: CheckedAst) -> dict[str, tuple[str, str | None]]:
+    """Names bound to a domain's map with ``cel.bind(name, device.attributes["d"], ...)``."""
+    bound: dict[str, tuple[str, str | None]] = {}
+    for node in ast.root.walk():
+        if (
+            node.kind == "comprehension"
+            and node.iter_range is not None
+            and node.iter_range.kind == "list"
+            and not node.iter_range.args
+        ):
+            target = _domain_map(node.accu_init, bound)
+            if target is not None:
+                bound[node.accu_var] = target
+    return bound
+
+
+def lookups(ast: CheckedAst) -> list[Lookup]:
+    bound = _bindings(ast)
+    guards: set[tuple[str, str | None, str]] = set()
+    found: list[tuple[str, str | None, str, int, Expr]] = []
+    for node in ast.root.walk():
+        if node.kind == "select":
+            target = _domain_map(node.operand, bound)
+            if target is None:
+                continue
+            if node.test_only:  # has(device.attributes["d"].name)
+                guards.add((*target, node.name))
+            else:  # positioned at the dot; point at the name
+                found.append((*target, node.name, ast.positions.get(node.id, -1) + 1, node))
+        elif node.kind == "call" and node.operand is None and len(node.args) == 2:
+            first, second = node.args
+            if node.name == "@in" and first.kind == "const" and isinstance(first.value, str):
+                target = _domain_map(second, bound)
+                if target is not None:  # "name" in device.attributes["d"]
+                    guards.add((*target, first.value))
+            elif node.name == "_[_]" and second.kind == "const" and isinstance(second.value, str):
+                target = _domain_map(first, bound)
+                if target is not None:
+                    found.append((*target, second.value, ast.positions.get(second.id, 0), node))
+    return [
+        Lookup(which, domain, name, offset, (which, domain, name) in guards, node)
+        for which, domain, name, offset, node in found
+    ]
+
+
+def _driver_constraint(node: Expr) -> set[str] | None:
+    """The drivers ``node`` admits when it only constrains ``device.driver``: ``device.driver ==
+    "x"``, ``device.driver in ["x", "y"]``, or a disjunction of those; else None."""
+    if node.kind != "call":
+        return None
+    if node.name == "_==_" and len(node.args) == 2:
+        left, right = node.args
+        for one, other in ((left, right), (right, left)):
+            if _is_device_driver(one) and other.kind == "const" and isinstance(other.value, str):
+                return {other.value}
+        return None
+    if node.name == "@in" and len(node.args) == 2 and _is_device_driver(node.args[0]):
+        items = node.args[1]
+        if items.kind == "list" and all(i.kind == "const" and isinstance(i.value, str) for i in items.args):
+            return {i.value for i in items.args}
+        return None
+    if node.name == "_||_" and len(node.args) == 2:
+        left, right = (_driver_constraint(arg) for arg in node.args)
+        return left | right if left is not None and right is not None else None
+    return None
+
+
+def _conjuncts(node: Expr) -> list[Expr]:
+    if node.kind == "call" and node.name == "_&&_" and len(node.args) == 2:
+        return _conjuncts(node.args[0]) + _conjuncts(node.args[1])
+    return [node]
+
+
+def admitted_drivers(ast: CheckedAst) -> set[str] | None:
+    """The drivers a selector admits at most (None: any), from its top-level conditions."""
+    admitted: set[str] | None = None
+    for conjunct in _conjuncts(ast.root):
+        drivers = _driver_constraint(conjunct)
+        if drivers is not None:
+            admitted = drivers if admitted is None else admitted & drivers
+    return admitted
+
+
+def _references_device(ast: CheckedAst) -> bool:
+    return any(
+        node.kind == "ident" and (node.name == "device" or node.name.startswith("device."))
+        for node in ast.root.walk()
+    )
+
+
+# -- devices and the scheduler's evaluation ------------------------------------------------------
+
+
+def _devices(ctx: LintContext) -> list[SliceDevice]:
+    cached = ctx.cache.get(_DEVICES_KEY)
+    if cached is None:
+        from dractl.cel.slices import devices_of_slices
+
+        cached = devices_of_slices(obj.data for obj in ctx.workspace.slices)
+        ctx.cache[_DEVICES_KEY] = cached
+    result: list[SliceDevice] = cached
+    return result
+
+
+def _stored(expression: str, ctx: LintContext) -> CompiledSelector | None:
+    """The selector as the scheduler compiles it, or None when it does not compile there."""
+    cache = ctx.cache.setdefault(_STORED_KEY, {})
+    if expression not in cache:
+        from dractl.cel import CelCompileError, compile_selector
+        from dractl.cel.engines import EngineUnavailable
+
+        try:
+            cache[expression] = compile_selector(
+                expression,
+                release=ctx.features.release,
+                gates=cel_gates(ctx),
+                purpose="stored",
+                engine=ctx.settings.cel_engine,
+            )
+        except (CelCompileError, EngineUnavailable):
+            cache[expression] = None
+    result: CompiledSelector | None = cache[expression]
+    return result
+
+
+def _label(device: SliceDevice) -> str:
+    return f"{device.driver}/{device.pool}/{device.name}"
+
+
+def _before(selector: Selector, ctx: LintContext) -> tuple[list[str], bool]:
+    """The expressions the scheduler evaluates before this one, and whether the class is known."""
+    earlier: list[str] = []
+    known = True
+    if selector.device_class is not None:
+        device_class = ctx.workspace.device_classes.get(selector.device_class)
+        if device_class is None:
+            known = False
+        else:
+            earlier.extend(s.expression for s in selectors_of(device_class, ctx))
+    earlier.extend(selector.earlier)
+    return earlier, known
+
+
+def _candidates(selector: Selector, ast: CheckedAst, ctx: LintContext) -> list[SliceDevice]:
+    """The devices of the run this selector is evaluated on by the scheduler."""
+    from dractl.cel import CelRuntimeError
+
+    devices = _devices(ctx)
+    if not devices:
+        return []
+    earlier, class_known = _before(selector, ctx)
+    if not class_known:
+        # Which devices the class lets through is unknown: the selector may be evaluated on
+        # none of those that make it fail.
+        return []
+    compiled = [_stored(expression, ctx) for expression in earlier]
+    if any(c is None for c in compiled):
+        return []
+    reached = []
+    for device in devices:
+        try:
+            if all(c is not None and c.evaluate(device.device) for c in compiled):
+                reached.append(device)
+        except CelRuntimeError:
+            continue  # an earlier selector's own problem, reported there
+    return reached
+
+
+# -- rules ---------------------------------------------------------------------------------------
+
+
+def _analysed(obj: ApiObject, ctx: LintContext) -> Iterator[tuple[Checked, CheckedAst]]:
+    for checked in checked_selectors(obj, ctx):
+        if checked.compiled is not None and checked.compiled.ast is not None:
+            yield checked, checked.compiled.ast
+
+
+def _guard_hint(lookup: Lookup | None) -> str:
+    if lookup is None:
+        return "guard the expression so that it cannot fail on these devices"
+    where = f'"{lookup.domain}"' if lookup.domain is not None else "device.driver"
+    base = f"device.{lookup.map}[{where}]"
+    return (
+        f"guard the lookup: has({base}.{lookup.name}) && ..., or give a default: "
+        f"{base}.?{lookup.name}.orValue(...)"
+    )
+
+
+@rule("DRA210", "cel-runtime-error-on-devices", Severity.WARNING, kinds=SELECTOR_KINDS)
+def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A CEL selector raises a runtime error on devices of the ResourceSlices in the run.
+
+    Why:
+    A selector that fails on a device does not just skip it: the scheduler's allocation on
+    that node fails as a whole, and Pods that need the class or claim cannot be scheduled
+    there. The usual cause is reading an attribute or capacity that some devices lack
+    (`no such key: <name>`); a DeviceClass selector also runs on the devices of every other
+    driver on the node, for which `device.attributes["<domain>"]` is empty. dractl evaluates
+    each selector on the devices of the ResourceSlices given to it (or with `--context`), as
+    the scheduler does: class selectors first, then the request's, stopping at the first
+    false one. Guard optional attributes with `has()`, or use `.?name.orValue(default)`.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: device.attributes["gpu.example.com"].model == "A100"
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: device.driver == "gpu.example.com"
+          - cel:
+              expression: device.attributes["gpu.example.com"].?model.orValue("") == "A100"
+
+    Upstream:
+    kubernetes/dynamic-resource-allocation `structured/internal/stable/allocator_stable.go`
+    (`selectorsMatch`), `cel/compile.go` (`DeviceMatches`).
+    """
+    from dractl.cel import CelRuntimeError
+
+    if not _devices(ctx):
+        return
+    for checked, ast in _analysed(obj, ctx):
+        selector = checked.selector
+        stored = _stored(selector.expression, ctx)
+        if stored is None:
+            continue
+        failures: dict[str, list[SliceDevice]] = {}
+        candidates = _candidates(selector, ast, ctx)
+        for device in candidates:
+            try:
+                stored.evaluate(device.device)
+            except CelRuntimeError as exc:
+                if "not supported by dractl" in exc.message:
+                    continue
+                failures.setdefault(exc.message, []).append(device)
+        found = lookups(ast)
+        for message, devices in failures.items():
+            missing = message.removeprefix("no such key: ") if message.startswith("no such key: ") else None
+            lookup = next((x for x in found if x.name == missing and not x.guarded), None)
+            position = at_offset(selector, lookup.offset) if lookup else inside_expression(selector, 1, 1)
+            names = ", ".join(_label(d) for d in devices[:_SHOWN_DEVICES])
+            more = f" and {len(devices) - _SHOWN_DEVICES} more" if len(devices) > _SHOWN_DEVICES else ""
+            yield Finding(
+                message=(
+                    f"{selector.field}: CEL runtime error on {len(devices)} of {len(candidates)} "
+                    f"devices it is evaluated on: {message} ({names}{more}); the scheduler cannot "
+                    "allocate on their nodes"
+                ),
+                path=selector.path,
+                position=position,
+                hint=_guard_hint(lookup) if missing is not None else None,
+            )
+
+
+@rule("DRA211", "cel-domain-not-driver", Severity.WARNING, kinds=SELECTOR_KINDS)
+def cel_domain_not_driver(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A selector reads attributes of a domain that is not the driver's, for devices of one driver.
+
+    Why:
+    An attribute written without a domain in a ResourceSlice (`model`) belongs to the
+    driver's domain: `device.attributes["gpu.example.com"].model` for driver
+    `gpu.example.com`. When the selector (or its DeviceClass) only admits devices of driver
+    `gpu.example.com` and reads `device.attributes["example.com"]`, the lookup finds an empty
+    map and fails or never matches; it is most likely a typo. Domains the driver's devices
+    do use (seen in the ResourceSlices of the run) and `resource.kubernetes.io` are not
+    reported.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: >-
+                device.driver == "gpu.example.com" &&
+                device.attributes["gpu.example"].model == "A100"
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: >-
+                device.driver == "gpu.example.com" &&
+                device.attributes["gpu.example.com"].model == "A100"
+
+    Upstream:
+    kubernetes/dynamic-resource-allocation `cel/compile.go` (`parseQualifiedName`: a name
+    without a domain gets the driver's).
+    """
+    for checked, ast in _analysed(obj, ctx):
+        selector = checked.selector
+        drivers = admitted_drivers(ast)
+        earlier, _known = _before(selector, ctx)
+        for expression in earlier:
+            compiled = _stored(expression, ctx)
+            if compiled is not None and compiled.ast is not None:
+                before = admitted_drivers(compiled.ast)
+                if before is not None:
+                    drivers = before if drivers is None else drivers & before
+        if not drivers:
+            continue
+        used = _domains_in_slices(ctx, drivers)
+        reported: set[tuple[str, str]] = set()
+        for lookup in lookups(ast):
+            domain = lookup.domain
+            if domain is None or domain in drivers or domain == STANDARD_DOMAIN or domain in used:
+                continue
+            if any(domain.endswith("." + driver) for driver in drivers):
+                continue  # a domain of the driver's own vendor (``cloud.gpu.example.com``)
+            if (lookup.map, domain) in reported:
+                continue
+            reported.add((lookup.map, domain))
+            named = " or ".join(f'"{d}"' for d in sorted(drivers))
+            yield Finding(
+                message=(
+                    f'{selector.field}: reads device.{lookup.map}["{domain}"], but the selector only '
+                    f"admits devices of driver {named}, whose own {lookup.map} are in the domain "
+                    f"{named}"
+                ),
+                path=selector.path,
+                position=at_offset(selector, _domain_offset(ast, lookup)),
+                hint=f'did you mean device.{lookup.map}["{sorted(drivers)[0]}"]?',
+            )
+
+
+def _domain_offset(ast: CheckedAst, lookup: Lookup) -> int:
+    node = lookup.node
+    target = node.operand if node.kind == "select" else node.args[0]
+    if target is not None and target.kind == "call" and target.name == "_[_]" and len(target.args) == 2:
+        return ast.positions.get(target.args[1].id, lookup.offset)
+    return lookup.offset
+
+
+def _domains_in_slices(ctx: LintContext, drivers: set[str]) -> set[str]:
+    from dractl.cel.device import split_qualified_name
+
+    domains: set[str] = set()
+    for obj in ctx.workspace.slices:
+        spec = obj.data.get("spec")
+        if not isinstance(spec, dict) or spec.get("driver") not in drivers:
+            continue
+        driver = str(spec.get("driver"))
+        for device in spec.get("devices") or []:
+            if not isinstance(device, dict):
+                continue
+            for key in ("attributes", "capacity"):
+                names = device.get(key)
+                if isinstance(names, dict):
+                    domains.update(split_qualified_name(str(name), driver)[0] for name in names)
+    return domains
+
+
+# Attribute kinds (ResourceSlice) and the literals they compare equal with.
+_KIND_OF_VALUE = {"int": "int", "bool": "bool", "string": "string", "version": "version"}
+
+
+def _literal_kind(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "int"  # CEL compares int, uint and double across types
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def _attribute_kinds(ctx: LintContext) -> dict[tuple[str, str], set[str]]:
+    """(domain, name) → the kinds of value that attribute has in the ResourceSlices of the run."""
+    key = "dractl.lint.rules.cel_checks.kinds"
+    cached = ctx.cache.get(key)
+    if cached is None:
+        from dractl.cel.device import split_qualified_name
+
+        cached = {}
+        for obj in ctx.workspace.slices:
+            spec = obj.data.get("spec")
+            if not isinstance(spec, dict):
+                continue
+            driver = str(spec.get("driver") or "")
+            for device in spec.get("devices") or []:
+                attributes = device.get("attributes") if isinstance(device, dict) else None
+                if not isinstance(attributes, dict):
+                    continue
+                for name, value in attributes.items():
+                    if not isinstance(value, dict):
+                        continue
+                    kinds = {_KIND_OF_VALUE.get(k, k) for k, v in value.items() if v is not None}
+                    cached.setdefault(split_qualified_name(str(name), driver), set()).update(kinds)
+        ctx.cache[key] = cached
+    result: dict[tuple[str, str], set[str]] = cached
+    return result
+
+
+_COMPARISONS = {"_==_": "==", "_!=_": "!=", "_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">="}
+
+
+@rule("DRA212", "cel-attribute-type-mismatch", Severity.WARNING, kinds=SELECTOR_KINDS)
+def cel_attribute_type_mismatch(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A selector compares an attribute with a literal of a type the attribute never has.
+
+    Why:
+    Attribute values are typed (`int`, `bool`, `string`, `version`) and CEL does not convert
+    between them: `device.attributes["gpu.example.com"].cores == "108"` is false for the int
+    108, and `<`/`>` between an int and a string raise a runtime error. A version attribute
+    compares with `semver("1.2.3")`, not with a string. dractl looks at the attribute's values
+    in the ResourceSlices of the run and reports a literal whose type none of them has.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: gpu
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                selectors:
+                - cel:
+                    expression: device.attributes["gpu.example.com"].cores >= "64"
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: gpu
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                selectors:
+                - cel:
+                    expression: device.attributes["gpu.example.com"].cores >= 64
+
+    Upstream:
+    kubernetes/dynamic-resource-allocation `cel/compile.go` (`getAttributeValue`: the value
+    types a selector sees).
+    """
+    kinds_by_attribute = _attribute_kinds(ctx)
+    if not kinds_by_attribute:
+        return
+    for checked, ast in _analysed(obj, ctx):
+        selector = checked.selector
+        drivers = admitted_drivers(ast) or set()
+        by_node = {id(lookup.node): lookup for lookup in lookups(ast) if lookup.map == "attributes"}
+        for node in ast.root.walk():
+            operator = _COMPARISONS.get(node.name) if node.kind == "call" else None
+            if operator is None or len(node.args) != 2:
+                continue
+            left, right = node.args
+            for attribute_node, literal in ((left, right), (right, left)):
+                lookup = by_node.get(id(attribute_node))
+                if lookup is None or literal.kind != "const":
+                    continue
+                literal_kind = _literal_kind(literal.value)
+                domains = [lookup.domain] if lookup.domain is not None else sorted(drivers)
+                seen: set[str] = set()
+                for domain in domains:
+                    seen |= kinds_by_attribute.get((domain, lookup.name), set())
+                if literal_kind is None or not seen or literal_kind in seen:
+                    continue
+                kinds = ", ".join(sorted(seen))
+                yield Finding(
+                    message=(
+                        f"{selector.field}: compares attribute {lookup.name!r} ({kinds} in the "
+                        f"ResourceSlices of the run) with a {literal_kind} literal using {operator}: "
+                        + ("never true" if operator in ("==",) else "always true" if operator == "!=" else
+                           "a runtime error")
+                    ),
+                    path=selector.path,
+                    position=at_offset(selector, ast.positions.get(literal.id, 0)),
+                    hint=_type_hint(seen, literal_kind),
+                )
+
+
+def _type_hint(seen: set[str], literal_kind: str) -> str | None:
+    if "version" in seen and literal_kind == "string":
+        return 'compare versions with semver("1.2.3")'
+    if "int" in seen and literal_kind == "string":
+        return "write the number without quotes"
+    if "bool" in seen and literal_kind == "string":
+        return "write true or false without quotes"
+    if "string" in seen:
+        return "quote the value"
+    return None
+
+
+@rule("DRA213", "cel-constant-selector", Severity.WARNING, kinds=SELECTOR_KINDS)
+def cel_constant_selector(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A CEL selector does not look at the device: it is always true, or never true.
+
+    Why:
+    A selector that does not mention `device` has the same value for every device. If it is
+    true it selects nothing and only costs time (often a placeholder left in); if it is
+    false, no device ever matches and the request, or every request of the DeviceClass, can
+    never be allocated.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: "1 == 1"
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: device.driver == "gpu.example.com"
+    """
+    from dractl.cel import CelDevice, CelRuntimeError
+
+    for checked, ast in _analysed(obj, ctx):
+        if _references_device(ast):
+            continue
+        selector = checked.selector
+        assert checked.compiled is not None
+        try:
+            value = checked.compiled.evaluate(CelDevice("", {}, {}, None))
+        except CelRuntimeError:
+            continue  # fails on every device: DRA210 says so when slices are given
+        if value:
+            text = "is always true, so it filters nothing out: remove it, or write the condition meant"
+        else:
+            text = "is always false: no device ever matches, so it can never be allocated"
+        yield Finding(
+            message=f"{selector.field}: the selector does not look at the device and {text}",
+            path=selector.path,
+            position=inside_expression(selector, 1, 1),
+        )
