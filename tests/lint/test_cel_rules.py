@@ -122,3 +122,13 @@ def test_message_is_the_apiservers(case: str, error: dict[str, str]) -> None:
     assert len(messages) == 1
     assert messages[0].startswith(f"{error['field']}: {error['type']}: ")
     assert messages[0].endswith(": " + error["detail"])
+
+
+def test_malformed_slices_and_selectors_do_not_break_the_cel_rules() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "data" / "malformed-cel-inputs.yaml").read_text(encoding="utf-8")
+    found = lint(load_text(text, "bad.yaml"), Settings(features=Features("1.36"), select=("DRA2",)))
+    rules = sorted(d.rule for d in found.diagnostics)
+    # the device whose attribute the scheduler cannot convert is the slice's problem (DRA130)
+    assert rules == ["DRA211", "DRA212"], [d.message for d in found.diagnostics]

@@ -337,7 +337,10 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
             continue
         failures: dict[str, list[SliceDevice]] = {}
         candidates = _candidates(selector, ast, ctx)
+        list_types = stored.environment.list_type_attributes
         for device in candidates:
+            if device.device.plain(list_types).error is not None:
+                continue  # a device the scheduler cannot convert: the slice's problem (DRA130)
             try:
                 stored.evaluate(device.device)
             except CelRuntimeError as exc:
@@ -447,16 +450,20 @@ def _domain_offset(ast: CheckedAst, lookup: Lookup) -> int:
     return lookup.offset
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _domains_in_slices(ctx: LintContext, drivers: set[str]) -> set[str]:
     from dractl.cel.device import split_qualified_name
 
     domains: set[str] = set()
     for obj in ctx.workspace.slices:
         spec = obj.data.get("spec")
-        if not isinstance(spec, dict) or spec.get("driver") not in drivers:
+        driver = spec.get("driver") if isinstance(spec, dict) else None
+        if not isinstance(driver, str) or driver not in drivers:
             continue
-        driver = str(spec.get("driver"))
-        for device in spec.get("devices") or []:
+        for device in _list(spec.get("devices")):
             if not isinstance(device, dict):
                 continue
             for key in ("attributes", "capacity"):
@@ -492,8 +499,10 @@ def _attribute_kinds(ctx: LintContext) -> dict[tuple[str, str], set[str]]:
             spec = obj.data.get("spec")
             if not isinstance(spec, dict):
                 continue
-            driver = str(spec.get("driver") or "")
-            for device in spec.get("devices") or []:
+            driver = spec.get("driver")
+            if not isinstance(driver, str):
+                continue
+            for device in _list(spec.get("devices")):
                 attributes = device.get("attributes") if isinstance(device, dict) else None
                 if not isinstance(attributes, dict):
                     continue
@@ -581,7 +590,8 @@ def cel_attribute_type_mismatch(obj: ApiObject, ctx: LintContext) -> Iterator[Fi
                 yield Finding(
                     message=(
                         f"{selector.field}: compares attribute {lookup.name!r} ({kinds} in the "
-                        f"ResourceSlices of the run) with a {literal_kind} literal using {operator}: "
+                        f"ResourceSlices of the run) with {_article(literal_kind)} {literal_kind} literal "
+                        f"using {operator}: "
                         + ("never true" if operator in ("==",) else "always true" if operator == "!=" else
                            "a runtime error")
                     ),
@@ -589,6 +599,10 @@ def cel_attribute_type_mismatch(obj: ApiObject, ctx: LintContext) -> Iterator[Fi
                     position=at_offset(selector, ast.positions.get(literal.id, 0)),
                     hint=_type_hint(seen, literal_kind),
                 )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _type_hint(seen: set[str], literal_kind: str) -> str | None:
