@@ -732,8 +732,15 @@ def _ident_name(tree: Any) -> str:
 
 
 class _Runner(celpy.Runner):
+    _base: Any = None
+
     def evaluate(self, context: Any) -> Any:
-        evaluator = _Evaluator(ast=self.ast, activation=self.new_activation())
+        # The base activation (functions and type annotations) is only ever cloned, never
+        # changed, by an evaluation: build it once per program.
+        base = self._base
+        if base is None:
+            base = self._base = self.new_activation()
+        evaluator = _Evaluator(ast=self.ast, activation=base)
         evaluator.budget = _Budget()
         return evaluator.evaluate(context)
 
