@@ -132,3 +132,40 @@ def test_malformed_slices_and_selectors_do_not_break_the_cel_rules() -> None:
     rules = sorted(d.rule for d in found.diagnostics)
     # the device whose attribute the scheduler cannot convert is the slice's problem (DRA130)
     assert rules == ["DRA211", "DRA212"], [d.message for d in found.diagnostics]
+
+
+CLASS_AND_SLICES = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.attributes["gpu.example.com"].model == "A100"
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-1-nics
+spec:
+  driver: nic.example.com
+  nodeName: node-1
+  pool: {name: node-1, resourceSliceCount: 1}
+  devices:
+  - name: nic-0
+"""
+
+
+@pytest.mark.parametrize("engine", ["cel-expr-python", "cel-python"])
+def test_runtime_errors_on_devices_with_either_engine(engine: str) -> None:
+    from dractl.cel.engines import engine_available
+
+    if not engine_available(engine):
+        pytest.skip(f"{engine} is not installed")
+    settings = Settings(features=Features("1.36"), select=("DRA210",), cel_engine=engine)
+    (found,) = lint(load_text(CLASS_AND_SLICES, "all.yaml"), settings).diagnostics
+    assert "no such key: model (nic.example.com/node-1/nic-0)" in found.message
+    # at the attribute's name with the checked syntax tree, else at the expression's start
+    expected = (8, 56) if engine == "cel-expr-python" else (8, 19)
+    assert (found.position.line, found.position.column) == expected

@@ -242,7 +242,7 @@ def _before(selector: Selector, ctx: LintContext) -> tuple[list[str], bool]:
     return earlier, known
 
 
-def _candidates(selector: Selector, ast: CheckedAst, ctx: LintContext) -> list[SliceDevice]:
+def _candidates(selector: Selector, ctx: LintContext) -> list[SliceDevice]:
     """The devices of the run this selector is evaluated on by the scheduler."""
     from dractl.cel import CelRuntimeError
 
@@ -330,13 +330,15 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
 
     if not _devices(ctx):
         return
-    for checked, ast in _analysed(obj, ctx):
+    for checked in checked_selectors(obj, ctx):
+        if checked.compiled is None:
+            continue
         selector = checked.selector
         stored = _stored(selector.expression, ctx)
         if stored is None:
             continue
         failures: dict[str, list[SliceDevice]] = {}
-        candidates = _candidates(selector, ast, ctx)
+        candidates = _candidates(selector, ctx)
         list_types = stored.environment.list_type_attributes
         for device in candidates:
             if device.device.plain(list_types).error is not None:
@@ -347,7 +349,8 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
                 if "not supported by dractl" in exc.message:
                     continue
                 failures.setdefault(exc.message, []).append(device)
-        found = lookups(ast)
+        ast = checked.compiled.ast
+        found = lookups(ast) if ast is not None else []  # positions, when the engine gives a tree
         for message, devices in failures.items():
             missing = message.removeprefix("no such key: ") if message.startswith("no such key: ") else None
             lookup = next((x for x in found if x.name == missing and not x.guarded), None)
