@@ -299,7 +299,10 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
     driver on the node, for which `device.attributes["<domain>"]` is empty. dractl evaluates
     each selector on the devices of the ResourceSlices given to it (or with `--context`), as
     the scheduler does: class selectors first, then the request's, stopping at the first
-    false one. Guard optional attributes with `has()`, or use `.?name.orValue(default)`.
+    false one. Without ResourceSlices, a DeviceClass selector that reads an attribute or
+    capacity unguarded while admitting devices of any driver is reported: it fails on every
+    node that has devices of another driver. Guard optional attributes with `has()`, or use
+    `.?name.orValue(default)`.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -329,6 +332,8 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
     from dractl.cel import CelRuntimeError
 
     if not _devices(ctx):
+        if obj.kind == "DeviceClass":
+            yield from _any_driver_lookups(obj, ctx)
         return
     for checked in checked_selectors(obj, ctx):
         if checked.compiled is None:
@@ -367,6 +372,42 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
                 position=position,
                 hint=_guard_hint(lookup) if missing is not None else None,
             )
+
+
+def _any_driver_lookups(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """Unguarded lookups of a DeviceClass whose selectors admit devices of any driver."""
+    for checked, ast in _analysed(obj, ctx):
+        selector = checked.selector
+        if _admitted_before_and_by(selector, ast, ctx) is not None:
+            continue
+        lookup = next((x for x in lookups(ast) if not x.guarded and x.domain is not None), None)
+        if lookup is None:
+            continue
+        yield Finding(
+            message=(
+                f'{selector.field}: reads device.{lookup.map}["{lookup.domain}"].{lookup.name} in a '
+                "DeviceClass that admits devices of every driver: on a node with devices of another "
+                f"driver, the selector fails with \"no such key: {lookup.name}\" and the scheduler "
+                "cannot allocate there"
+            ),
+            path=selector.path,
+            position=at_offset(selector, lookup.offset),
+            hint=f'select the driver first: device.driver == "{lookup.domain}" && ..., or '
+            + _guard_hint(lookup),
+        )
+
+
+def _admitted_before_and_by(selector: Selector, ast: CheckedAst, ctx: LintContext) -> set[str] | None:
+    """The drivers that reach this selector and pass it at most (None: any)."""
+    drivers = admitted_drivers(ast)
+    earlier, _known = _before(selector, ctx)
+    for expression in earlier:
+        compiled = _stored(expression, ctx)
+        if compiled is not None and compiled.ast is not None:
+            before = admitted_drivers(compiled.ast)
+            if before is not None:
+                drivers = before if drivers is None else drivers & before
+    return drivers
 
 
 @rule("DRA211", "cel-domain-not-driver", Severity.WARNING, kinds=SELECTOR_KINDS)
@@ -411,14 +452,7 @@ def cel_domain_not_driver(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]
     """
     for checked, ast in _analysed(obj, ctx):
         selector = checked.selector
-        drivers = admitted_drivers(ast)
-        earlier, _known = _before(selector, ctx)
-        for expression in earlier:
-            compiled = _stored(expression, ctx)
-            if compiled is not None and compiled.ast is not None:
-                before = admitted_drivers(compiled.ast)
-                if before is not None:
-                    drivers = before if drivers is None else drivers & before
+        drivers = _admitted_before_and_by(selector, ast, ctx)
         if not drivers:
             continue
         used = _domains_in_slices(ctx, drivers)
