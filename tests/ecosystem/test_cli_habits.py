@@ -96,6 +96,35 @@ def test_help_does_not_import_heavy_modules(args: list[str]) -> None:
     assert loaded == [], f"`dractl {' '.join(args)}` imports {loaded}"
 
 
+@pytest.mark.parametrize(
+    ("example", "needed"),
+    [
+        # no CEL selector: no CEL engine either
+        ("resourceslice-gpu-node-v1.yaml", set()),
+        ("claim-gpu-v1.yaml", {"cel_expr_python", "celpy"}),
+    ],
+)
+def test_lint_of_one_valid_file_imports_only_what_it_needs(example: str, needed: set[str]) -> None:
+    """The pre-commit case: jsonschema explains rejected objects only, rich colours help only."""
+    probe = (
+        "import json, sys\n"
+        f"sys.argv = ['dractl', 'lint', '--no-config', 'examples/good/{example}']\n"
+        "from dractl.cli import app\n"
+        "try:\n"
+        "    app(prog_name='dractl')\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.__stdout__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    modules = {m.split(".")[0] for m in json.loads(out.stdout.strip().splitlines()[-1])}
+    unneeded = {"jsonschema", "cel_expr_python", "celpy", "rich", "multiprocessing"} - needed
+    assert sorted(modules & unneeded) == []
+
+
 # Typer detects the shell from the process tree and then takes no shell argument; under a test
 # runner there may be no shell to detect, so the test names it (typer's own switch for tests).
 NO_SHELL_DETECTION = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
