@@ -61,6 +61,8 @@ class ApiObject:
     data: dict[str, Any]
     dra: bool
     _redirects: list[tuple[tuple[Any, ...], int, tuple[Any, ...]]] = field(default_factory=list)
+    # Results of pure functions of the object, kept for the next rule or command that asks.
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def kind(self) -> str:

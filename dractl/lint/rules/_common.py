@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from dractl.api.model import ApiObject
@@ -18,9 +19,15 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     and `/`), the parts that differ are long enough for the edit to be a slip rather than
     another word (`gpu.exmaple.com` is a typo of `gpu.example.com`, `cpu.example.com` is not).
     """
+    return _did_you_mean(name, tuple(sorted(set(candidates))))
+
+
+@lru_cache(maxsize=4096)
+def _did_you_mean(name: str, candidates: tuple[str, ...]) -> str:
+    # Cached: many objects of a run repeat the same mistake against the same names.
     limit = max(1, min(3, len(name) // 6))
     best: tuple[int, str] | None = None
-    for candidate in sorted(set(candidates)):
+    for candidate in candidates:
         if candidate == name or abs(len(candidate) - len(name)) > limit:
             continue
         distance = edit_distance(name, candidate)

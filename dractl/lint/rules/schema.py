@@ -296,17 +296,28 @@ def decode_errors(obj: ApiObject, release: str) -> list[Finding]:
     """
     if not obj.dra and not has_core_schema(obj.group, obj.version, obj.kind):
         return []
-    problems = _check(obj, release, unknown=False)
+    problems = _check(obj, release)
     return problems.wrong_type + problems.malformed
 
 
 def _find_problems(obj: ApiObject, release: str) -> _Problems:
     if not obj.dra:
         return _Problems()
-    return _check(obj, release, unknown=True)
+    return _check(obj, release)
 
 
-def _check(obj: ApiObject, release: str, *, unknown: bool) -> _Problems:
+def _check(obj: ApiObject, release: str) -> _Problems:
+    """The schema problems of ``obj``, found once per object and release: DRA010-DRA013 and
+    the allocator rule (through ``decode_errors``) ask for the same objects. Unknown fields are
+    looked for in DRA objects only (only DRA010 reports them)."""
+    key = ("schema-check", release)
+    cached = obj.memo.get(key)
+    if cached is None:
+        cached = obj.memo[key] = _check_once(obj, release, unknown=obj.dra)
+    return cached  # type: ignore[no-any-return]
+
+
+def _check_once(obj: ApiObject, release: str, *, unknown: bool) -> _Problems:
     problems = _Problems()
     compiled = _compiled(release, obj.version, obj.kind, obj.group)
     if compiled is None:
