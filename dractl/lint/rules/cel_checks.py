@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 _DEVICES_KEY = "dractl.lint.rules.cel_checks.devices"
 _STORED_KEY = "dractl.lint.rules.cel_checks.stored"
+_REACHED_KEY = "dractl.lint.rules.cel_checks.reached"
+_FAILURES_KEY = "dractl.lint.rules.cel_checks.failures"
+_DOMAINS_KEY = "dractl.lint.rules.cel_checks.domains"
 #: Attribute domain of the attributes Kubernetes itself defines (``resource.kubernetes.io/pciBusID``).
 STANDARD_DOMAIN = "resource.kubernetes.io"
 _SHOWN_DEVICES = 3
@@ -244,8 +247,6 @@ def _before(selector: Selector, ctx: LintContext) -> tuple[list[str], bool]:
 
 def _candidates(selector: Selector, ctx: LintContext) -> list[SliceDevice]:
     """The devices of the run this selector is evaluated on by the scheduler."""
-    from dractl.cel import CelRuntimeError
-
     devices = _devices(ctx)
     if not devices:
         return []
@@ -254,17 +255,58 @@ def _candidates(selector: Selector, ctx: LintContext) -> list[SliceDevice]:
         # Which devices the class lets through is unknown: the selector may be evaluated on
         # none of those that make it fail.
         return []
+    return _reached(tuple(earlier), ctx)
+
+
+def _reached(earlier: tuple[str, ...], ctx: LintContext) -> list[SliceDevice]:
+    """The devices of the run that pass every expression of ``earlier``; found once per run for
+    each sequence (the claims of a run repeat the same classes and selectors)."""
+    from dractl.cel import CelRuntimeError
+
+    cache = ctx.cache.setdefault(_REACHED_KEY, {})
+    if earlier in cache:
+        cached: list[SliceDevice] = cache[earlier]
+        return cached
     compiled = [_stored(expression, ctx) for expression in earlier]
-    if any(c is None for c in compiled):
-        return []
-    reached = []
-    for device in devices:
-        try:
-            if all(c is not None and c.evaluate(device.device) for c in compiled):
-                reached.append(device)
-        except CelRuntimeError:
-            continue  # an earlier selector's own problem, reported there
+    reached: list[SliceDevice] = []
+    if all(c is not None for c in compiled):
+        for device in _devices(ctx):
+            try:
+                if all(c is not None and c.evaluate(device.device) for c in compiled):
+                    reached.append(device)
+            except CelRuntimeError:
+                continue  # an earlier selector's own problem, reported there
+    cache[earlier] = reached
     return reached
+
+
+def _runtime_failures(
+    selector: Selector, stored: CompiledSelector, ctx: LintContext
+) -> tuple[dict[str, list[SliceDevice]], int]:
+    """Runtime error message → the devices it happens on, and how many devices the selector is
+    evaluated on; found once per run for each expression and the selectors before it."""
+    from dractl.cel import CelRuntimeError
+
+    earlier, class_known = _before(selector, ctx)
+    key = (selector.expression, tuple(earlier), class_known)
+    cache = ctx.cache.setdefault(_FAILURES_KEY, {})
+    if key in cache:
+        cached: tuple[dict[str, list[SliceDevice]], int] = cache[key]
+        return cached
+    failures: dict[str, list[SliceDevice]] = {}
+    candidates = _candidates(selector, ctx)
+    list_types = stored.environment.list_type_attributes
+    for device in candidates:
+        if device.device.plain(list_types).error is not None:
+            continue  # a device the scheduler cannot convert: the slice's problem (DRA130)
+        try:
+            stored.evaluate(device.device)
+        except CelRuntimeError as exc:
+            if "not supported by dractl" in exc.message:
+                continue
+            failures.setdefault(exc.message, []).append(device)
+    cache[key] = failures, len(candidates)
+    return failures, len(candidates)
 
 
 # -- rules ---------------------------------------------------------------------------------------
@@ -329,8 +371,6 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
     kubernetes/dynamic-resource-allocation `structured/internal/stable/allocator_stable.go`
     (`selectorsMatch`), `cel/compile.go` (`DeviceMatches`).
     """
-    from dractl.cel import CelRuntimeError
-
     if not _devices(ctx):
         if obj.kind == "DeviceClass":
             yield from _any_driver_lookups(obj, ctx)
@@ -342,18 +382,7 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
         stored = _stored(selector.expression, ctx)
         if stored is None:
             continue
-        failures: dict[str, list[SliceDevice]] = {}
-        candidates = _candidates(selector, ctx)
-        list_types = stored.environment.list_type_attributes
-        for device in candidates:
-            if device.device.plain(list_types).error is not None:
-                continue  # a device the scheduler cannot convert: the slice's problem (DRA130)
-            try:
-                stored.evaluate(device.device)
-            except CelRuntimeError as exc:
-                if "not supported by dractl" in exc.message:
-                    continue
-                failures.setdefault(exc.message, []).append(device)
+        failures, candidates = _runtime_failures(selector, stored, ctx)
         ast = checked.compiled.ast
         found = lookups(ast) if ast is not None else []  # positions, when the engine gives a tree
         for message, devices in failures.items():
@@ -364,7 +393,7 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
             more = f" and {len(devices) - _SHOWN_DEVICES} more" if len(devices) > _SHOWN_DEVICES else ""
             yield Finding(
                 message=(
-                    f"{selector.field}: CEL runtime error on {len(devices)} of {len(candidates)} "
+                    f"{selector.field}: CEL runtime error on {len(devices)} of {candidates} "
                     f"devices it is evaluated on: {message} ({names}{more}); the scheduler cannot "
                     "allocate on their nodes"
                 ),
@@ -492,9 +521,16 @@ def _list(value: Any) -> list[Any]:
 
 
 def _domains_in_slices(ctx: LintContext, drivers: set[str]) -> set[str]:
+    """The attribute and capacity domains of the drivers' devices (once per run and drivers)."""
     from dractl.cel.device import split_qualified_name
 
+    cache = ctx.cache.setdefault(_DOMAINS_KEY, {})
+    drivers_key = frozenset(drivers)
+    if drivers_key in cache:
+        cached: set[str] = cache[drivers_key]
+        return cached
     domains: set[str] = set()
+    cache[drivers_key] = domains
     for obj in ctx.workspace.slices:
         spec = obj.data.get("spec")
         driver = spec.get("driver") if isinstance(spec, dict) else None
