@@ -64,9 +64,11 @@ def expression_offsets(source: str, value_start: int, expression: str) -> list[i
                 break
             if current in _WHITESPACE:
                 if char in " \n" and current in "\r\n":
-                    # A folded line break stands for this character.
                     offsets.append(i)
-                    i += 1
+                    i += 2 if source[i : i + 2] == "\r\n" else 1  # CRLF is one line break
+                    if char == "\n" and current == "\r":
+                        break  # a kept line break, as an LF matches itself
+                    # A folded line break stands for this character.
                     while i < n and source[i] in " \t":
                         i += 1
                     break

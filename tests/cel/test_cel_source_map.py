@@ -22,6 +22,9 @@ DOCUMENTS = {
     "literal": 'e: |\n  device.attributes["gpu.example.com"].model == "A100" &&\n    device.driver != "x"\n',
     "literal-keep": 'e: |+\n  device.attributes["gpu.example.com"].model\n\n  == "A100"\n',
     "folded": 'e: >\n  device.attributes["gpu.example.com"].model\n  == "A100"\n\n  && device.driver != "x"\n',
+    "literal-crlf": 'e: |\r\n  device.attributes["gpu.example.com"].model == "A100" &&\r\n    device.driver != "x"\r\n',
+    "folded-crlf": 'e: >\r\n  device.attributes["gpu.example.com"].model\r\n  == "A100"\r\n\r\n  && device.driver != "x"\r\n',
+    "plain-crlf": 'e: device.attributes["gpu.example.com"].model ==\r\n   "A100" &&\r\n   device.driver != "x"\r\n',
     "folded-indented-key": 'spec:\n  selectors:\n  - cel:\n      expression: >-\n        device.attributes["gpu.example.com"].model\n        == "A100"\n',
 }
 
