@@ -4,6 +4,8 @@ Directives (codes are rule IDs or prefixes, comma-separated; without brackets: e
 
     key: value  # dractl: ignore[DRA101]        the diagnostics on this line
     # dractl: ignore[DRA2]                      on a line of its own: the next line with content
+
+A line that starts a multi-line block or quoted scalar stands for all of the scalar's lines.
     # dractl: ignore-document[DRA3]             anywhere in a document: the whole document
     # dractl: ignore-file                       anywhere in a file: the whole file
 
@@ -93,6 +95,42 @@ def comments(text: str, first_line: int = 1) -> Iterator[Comment]:
         if quote is None:
             block_indent = _block_scalar_parent(code.rstrip())
     return
+
+
+def multiline_scalar_ends(text: str, first_line: int = 1) -> dict[int, int]:
+    """Line that starts a multi-line block or quoted scalar → the scalar's last line.
+
+    A diagnostic inside a CEL expression is placed on the line of the expression it is about;
+    a directive for the line that starts the scalar covers all of the scalar's lines.
+    """
+    ends: dict[int, int] = {}
+    quote: str | None = None
+    opened: int | None = None  # the line that started the scalar now open
+    block_indent: int | None = None
+    for offset, line in enumerate(text.splitlines()):
+        number = first_line + offset
+        if block_indent is not None:
+            stripped = line.strip()
+            indent = len(line) - len(line.lstrip(" "))
+            if not stripped or indent > block_indent:
+                if stripped and opened is not None:
+                    ends[opened] = number
+                continue
+            block_indent = None
+            opened = None
+        was_open = quote is not None
+        hash_at, quote = _comment_start(line, quote)
+        if was_open and opened is not None:
+            ends[opened] = number
+        code = line if hash_at is None else line[:hash_at]
+        if quote is not None and not was_open:
+            opened = number
+        elif quote is None:
+            opened = None
+            block_indent = _block_scalar_parent(code.rstrip())
+            if block_indent is not None:
+                opened = number
+    return ends
 
 
 def _comment_start(line: str, quote: str | None) -> tuple[int | None, str | None]:
@@ -189,6 +227,7 @@ def _parse_region(
 ) -> None:
     found = list(comments(text, first))
     content_lines = _content_lines(text, first, found)
+    scalar_ends = multiline_scalar_ends(text, first)
     for comment in found:
         match = _DIRECTIVE_RE.match(comment.text)
         if match is None:
@@ -219,9 +258,9 @@ def _parse_region(
             target = next((n for n in content_lines if n > comment.line), None)
             if target is None:
                 target = 0  # covers nothing; reported as unused
-            scope, lo, hi = "line", target, target
+            scope, lo, hi = "line", target, scalar_ends.get(target, target)
         else:
-            scope, lo, hi = "line", comment.line, comment.line
+            scope, lo, hi = "line", comment.line, scalar_ends.get(comment.line, comment.line)
         out.suppressions.append(Suppression(scope, codes, position, lo, hi))
 
 

@@ -40,6 +40,24 @@ def _run(
 # (id, manifest, diagnostics the rules found (rule, line), what remains (rule, line))
 CASES = [
     (
+        "a directive on a block scalar's first line covers the whole scalar",
+        "e: >-  # dractl: ignore[DRA200]\n  device.driver == 'x' &&\n  device.nosuch\nf: 2\n",
+        [("DRA200", 3), ("DRA200", 4)],
+        [("DRA200", 4)],
+    ),
+    (
+        "a directive before a block scalar covers the whole scalar",
+        "# dractl: ignore[DRA2]\ne: |\n  a &&\n\n  b\nf: 2\n",
+        [("DRA200", 5), ("DRA210", 3), ("DRA200", 6)],
+        [("DRA200", 6)],
+    ),
+    (
+        "a directive before a multi-line quoted scalar covers the whole scalar",
+        '# dractl: ignore[DRA200]\ne: "a &&  # not a comment\n  b"\nf: "c &&\n  d"\n',
+        [("DRA200", 2), ("DRA200", 3), ("DRA200", 5)],
+        [("DRA200", 5)],
+    ),
+    (
         "end-of-line covers its line",
         "a: 1  # dractl: ignore[DRA001]\nb: 2\n",
         [("DRA001", 1), ("DRA001", 2)],
