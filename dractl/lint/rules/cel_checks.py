@@ -645,10 +645,17 @@ def cel_attribute_type_mismatch(obj: ApiObject, ctx: LintContext) -> Iterator[Fi
         by_node = {id(lookup.node): lookup for lookup in lookups(ast) if lookup.map == "attributes"}
         for node in ast.root.walk():
             operator = _COMPARISONS.get(node.name) if node.kind == "call" else None
-            if operator is None or len(node.args) != 2:
+            if node.kind == "call" and node.name == "@in" and len(node.args) == 2:
+                # ``attribute in ["a", "b"]``: each element is compared with ==
+                operator = "in"
+                left, items = node.args
+                pairs = [(left, item) for item in items.args] if items.kind == "list" else []
+            elif operator is None or len(node.args) != 2:
                 continue
-            left, right = node.args
-            for attribute_node, literal in ((left, right), (right, left)):
+            else:
+                left, right = node.args
+                pairs = [(left, right), (right, left)]
+            for attribute_node, literal in pairs:
                 lookup = by_node.get(id(attribute_node))
                 if lookup is None or literal.kind != "const":
                     continue
@@ -665,13 +672,15 @@ def cel_attribute_type_mismatch(obj: ApiObject, ctx: LintContext) -> Iterator[Fi
                         f"{selector.field}: compares attribute {lookup.name!r} ({kinds} in the "
                         f"ResourceSlices of the run) with {_article(literal_kind)} {literal_kind} literal "
                         f"using {operator}: "
-                        + ("never true" if operator in ("==",) else "always true" if operator == "!=" else
+                        + ("never true" if operator in ("==", "in") else "always true" if operator == "!=" else
                            "a runtime error")
                     ),
                     path=selector.path,
                     position=at_offset(selector, ast.positions.get(literal.id, 0)),
                     hint=_type_hint(seen, literal_kind),
                 )
+                if operator == "in":
+                    break  # one finding per list
 
 
 def _article(word: str) -> str:
