@@ -67,14 +67,6 @@ def _position(ast: CheckedAst, expression: str, node: Expr) -> tuple[int, int]:
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
-def _format_cel_type(kind: CelType) -> str:
-    return str(kind)
-
-
-def _equivalent(a: CelType, b: CelType) -> bool:
-    return a == b
-
-
 def literal_errors(ast: CheckedAst, expression: str) -> list[CelError]:
     """The errors cel-go's literal validators report, sorted by position as cel-go prints them."""
     errors: list[CelError] = []
@@ -94,7 +86,7 @@ def literal_errors(ast: CheckedAst, expression: str) -> list[CelError]:
         if node.id in exempt:
             continue
         if node.kind == "list":
-            _homogeneous(ast, expression, [element for element in node.args], errors)
+            _homogeneous(ast, expression, list(node.args), errors)
         elif node.kind == "map":
             keys = [key for key, _value in node.entries if isinstance(key, Expr)]
             values = [value for _key, value in node.entries]
@@ -129,10 +121,10 @@ def _homogeneous(ast: CheckedAst, expression: str, elements: list[Expr], errors:
         if expected is None:
             expected = actual
             continue
-        if not _equivalent(expected, actual):
+        if expected != actual:  # cel-go's IsEquivalentType: the same type, parameters included
             line, column = _position(ast, expression, element)
             errors.append(CelError(
-                f"expected type '{_format_cel_type(expected)}' but found '{_format_cel_type(actual)}'",
+                f"expected type '{expected}' but found '{actual}'",
                 line, column))
             if stop:
                 return
