@@ -230,6 +230,43 @@ def wrong_scalar(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None
 
 
 @_structural
+def same_type_value(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    """Another value of the same JSON type: the object still decodes, so validation and the
+    allocator see it (counts of 0, -1 or 2**63 - 1, empty or foreign names, reordered lists)."""
+    value = parent[path[-1]]
+    if isinstance(value, bool):
+        parent[path[-1]] = not value
+    elif isinstance(value, int):
+        parent[path[-1]] = rng.choice(
+            [0, -1, 1, 2, 32, 33, 2**31, 2**63 - 1, -(2**63), rng.randrange(-100, 100)]
+        )
+    elif isinstance(value, float):
+        parent[path[-1]] = rng.choice([0.0, -1.5, 1e300, value * 2])
+    elif isinstance(value, str):
+        siblings = [v for v in (parent.values() if isinstance(parent, dict) else parent)]
+        others = [v for v in siblings if isinstance(v, str) and v != value]
+        parent[path[-1]] = rng.choice(
+            [
+                "",
+                value.upper(),
+                value + "-x",
+                value[: len(value) // 2],
+                value * 2,
+                _random_text(rng, rng.randrange(1, 70)),
+                rng.choice(others) if others else value[::-1],
+            ]
+        )
+    elif isinstance(value, list) and value:
+        choice = rng.randrange(3)
+        if choice == 0:
+            value.reverse()
+        elif choice == 1:
+            del value[rng.randrange(len(value))]
+        else:
+            value.append(value[rng.randrange(len(value))])
+
+
+@_structural
 def unicode_value(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
     parent[path[-1]] = _random_text(rng, rng.randrange(1, 80))
 
@@ -337,6 +374,7 @@ MUTATIONS: list[Callable[[str, random.Random], str]] = [
     delete_key,
     retype_value,
     wrong_scalar,
+    same_type_value,
     unicode_value,
     rename_key,
     huge_value,
