@@ -464,7 +464,9 @@ def unknown_claim_request(ctx: LintContext) -> Iterator[Finding]:
                 targets[entry["name"]] = target
         for path, entry in container_claims(spec):
             name, request = entry.get("name"), entry.get("request")
-            if not isinstance(request, str) or not request or name not in targets:
+            if not isinstance(request, str) or not request or not isinstance(name, str):
+                continue
+            if name not in targets:
                 continue
             target = targets[name]
             names = request_names(target)
@@ -528,7 +530,7 @@ def unused_pod_claim(ctx: LintContext) -> Iterator[Finding]:
     for spec in ws.pod_specs:
         if ws.is_context(spec.obj):
             continue
-        used = {e.get("name") for _, e in container_claims(spec)}
+        used = {n for _, e in container_claims(spec) if isinstance(n := e.get("name"), str)}
         for i, entry, _ in pod_claims(spec):
             name = entry.get("name")
             if not isinstance(name, str) or name in used:
