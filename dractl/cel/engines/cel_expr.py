@@ -440,7 +440,7 @@ class CelExprEngine:
         if "optionals" in environment.libraries:
             extensions.append(ext_optional.ExtOptional())
         if "strings-v2" in environment.libraries:
-            extensions.append(ext_strings.ExtStrings())
+            extensions.append(ext_strings.ExtStrings(version=2))  # upstream: ext.Strings(ext.StringsVersion(2))
         extensions.append(cel.CelExtension("kubernetes", self.library.declarations(environment)))
         return cel.NewEnv(
             pool,

@@ -65,7 +65,6 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "substring": [(True, (_STR, "int"), _STR), (True, (_STR, "int", "int"), _STR)],
     "trim": [(True, (_STR,), _STR)],
     "join": [(True, ("list",), _STR), (True, ("list", _STR), _STR)],
-    "reverse": [(True, (_STR,), _STR)],
     "quote": [(False, (_STR,), _STR)],
     "format": [(True, (_STR, "list"), _STR)],
     "optional.of": [(False, (None,), None)],
@@ -98,7 +97,7 @@ _LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
 }
 #: cel-go's string extension (version 2 and later), declared in every DRA environment.
 STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
-                              "split", "substring", "trim", "join", "reverse", "quote", "format"})
+                              "split", "substring", "trim", "join", "quote", "format"})
 #: Declared upstream but not evaluated by the cel-python engine.
 UNSUPPORTED = frozenset({"quote", "format", "duration", "timestamp", "getDate", "getDayOfMonth",
                          "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
