@@ -85,9 +85,10 @@ def expression_offsets(source: str, value_start: int, expression: str) -> list[i
 
 def _line_starts(text: str) -> list[int]:
     starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
+    index = text.find("\n")
+    while index >= 0:  # str.find, not a loop over characters: sources are whole files
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
     return starts
 
 
