@@ -27,7 +27,7 @@ from dractl.load.yaml11 import (
     _YAML12_BOOLS,
     BOOL_TRUE,
     KubectlResolver,
-    parse_go_int,
+    go_yaml_int,
 )
 
 # Tags the resolver gives untagged nodes. An explicit tag, even ``!!str``, is left to the
@@ -188,10 +188,11 @@ class _Builder:
         if resolved.endswith(":null"):
             return None  # "~" and "null" spellings; empty values were left above
         if resolved.endswith(":int"):
-            if _PLAIN_DECIMAL_RE.match(text):
-                return int(text)
+            value = go_yaml_int(text)
+            if isinstance(value, int) and _PLAIN_DECIMAL_RE.match(text):
+                return value
             self.note(node)
-            return parse_go_int(text)
+            return value
         if resolved.endswith(":float"):
             if _SPECIAL_FLOAT_RE.match(text):
                 if "nan" in text.lower():

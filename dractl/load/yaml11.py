@@ -33,6 +33,7 @@ _INT_RE = re.compile(
 _FLOAT_RE = re.compile(r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?$")
 _DOT_FLOAT_RE = re.compile(r"^\.[0-9]+(?:[eE][-+]?[0-9]+)?$")
 _PLAIN_DECIMAL_RE = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
+_SIGNIFICANT_RE = re.compile(r"^[-+]?(?:0[xXoObB])?0*")  # what comes before an integer's digits
 
 _DIGITS = list("0123456789")
 
@@ -53,6 +54,25 @@ def parse_go_int(text: str) -> int:
     else:
         value = int(body, 10)
     return sign * value
+
+
+def go_yaml_int(text: str) -> int | float | str:
+    """A plain scalar that YAML 1.1 resolves as an integer, as go-yaml v2 reads it.
+
+    go-yaml keeps what ``strconv.ParseInt`` or ``ParseUint`` take (64 bits); a longer number
+    becomes a float if ``ParseFloat`` takes it without overflowing, and otherwise stays the
+    string it is (so kubectl reports a 400-digit ``count`` as a string, not a number).
+    """
+    plain = text.replace("_", "")
+    if len(_SIGNIFICANT_RE.sub("", plain)) <= 64:  # every 64-bit value has fewer digits
+        value = parse_go_int(text)
+        if -(2**63) <= value < 2**64:
+            return value
+    if _FLOAT_RE.match(plain):
+        number = float(plain)
+        if math.isfinite(number):
+            return number
+    return text
 
 
 class KubectlResolver(BaseResolver):
@@ -142,11 +162,12 @@ class KubectlConstructor(RoundTripConstructor):
 
     def construct_yaml_int(self, node: Any) -> Any:
         text: str = node.value
-        if _PLAIN_DECIMAL_RE.match(text):
+        value = go_yaml_int(text)
+        if isinstance(value, int) and _PLAIN_DECIMAL_RE.match(text):
             return super().construct_yaml_int(node)
         if node.style is None:
             self._note(node)
-        return parse_go_int(text)
+        return value
 
     def construct_yaml_float(self, node: Any) -> Any:
         text: str = node.value

@@ -125,6 +125,17 @@ def test_document_without_kind() -> None:
         ("1e3", 1000.0),
         (".5", 0.5),
         ("08", 8.0),
+        # go-yaml keeps 64 bits; beyond, a float if it reads as one, else the string itself
+        ("9223372036854775807", 2**63 - 1),
+        ("18446744073709551615", 2**64 - 1),
+        ("-9223372036854775808", -(2**63)),
+        ("18446744073709551616", float(2**64)),
+        ("-9223372036854775809", -float(2**63)),
+        ("1" + "0" * 30, 1e30),
+        ("9" * 400, "9" * 400),
+        ("9" * 5000, "9" * 5000),  # past Python's 4,300-digit limit for int()
+        ("0x" + "f" * 17, "0x" + "f" * 17),
+        ("0" * 400 + "17", 15),  # octal with leading zeros is still 64 bits
     ],
 )
 def test_scalars_resolve_as_kubectl_does(text: str, expected: object) -> None:
