@@ -140,6 +140,8 @@ def _parse_document(doc: Document, limits: Limits, *, reference: bool = False) -
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
     except (YAMLError, ValueError, TypeError) as exc:
         return _fail(doc, "DRA001", f"YAML syntax error: {_one_line(str(exc))}", None)
+    except (AttributeError, IndexError, KeyError, NotImplementedError, AssertionError) as exc:
+        return _parser_failure(doc, exc)
     constructor: Any = yaml.constructor
     doc.yaml11 = {
         (doc.start_line + line + 1, col + 1): text
@@ -166,6 +168,28 @@ def _parse_fast(doc: Document, limits: Limits) -> bool:
     doc.raw = raw
     doc.yaml11 = {(doc.start_line + line + 1, col + 1): text for (line, col), text in yaml11.items()}
     return True
+
+
+def _parser_failure(doc: Document, exc: Exception) -> Diagnostic:
+    """ruamel.yaml failed inside itself, as it does on some broken input (a comment it cannot
+    place: "overlap in comment"). libyaml (PyYAML's C parser) names the syntax error, if any."""
+    import yaml as pyyaml
+
+    loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
+    try:
+        for _ in pyyaml.compose_all(doc.text, Loader=loader):  # nodes only: no tag is constructed
+            pass
+    except pyyaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        position = None
+        if mark is not None:
+            position = Position(doc.file.path, doc.start_line + mark.line + 1, mark.column + 1)
+        parts = [p for p in (error.context, error.problem) if p]
+        return _fail(doc, "DRA001", f"YAML syntax error: {_one_line('; '.join(parts))}", position)
+    except (pyyaml.YAMLError, RecursionError):
+        pass
+    detail = _one_line(f"{type(exc).__name__}: {exc}")[:200]
+    return _fail(doc, "DRA001", f"YAML that the round-trip parser cannot read ({detail})", None)
 
 
 def _check_size(raw: Any, limits: Limits) -> str | None:

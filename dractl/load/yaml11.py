@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ruamel.yaml.composer import Composer, ComposerError
-from ruamel.yaml.constructor import DuplicateKeyError, RoundTripConstructor
+from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, RoundTripConstructor
 from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.resolver import BaseResolver
 
@@ -149,6 +149,24 @@ class KubectlConstructor(RoundTripConstructor):
             f'found duplicate key "{text[:200]}"',
             key_node.start_mark,
         )
+
+    def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+        """A tag on the wrong kind of node (``!!set x``, ``!!int [a]``, ``!!float ''``) is an
+        error at the node: ruamel.yaml's own constructors fail on them with internal errors."""
+        try:
+            return super().construct_non_recursive_object(node, tag)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            kind = {"ScalarNode": "scalar", "SequenceNode": "sequence"}.get(
+                type(node).__name__, "mapping"
+            )
+            name = getattr(node.tag, "value", node.tag)
+            short = str(name).replace("tag:yaml.org,2002:", "!!")
+            raise ConstructorError(
+                None,
+                None,
+                f"cannot read this {kind} as {short}",
+                node.start_mark,
+            ) from None
 
     def _note(self, node: Any) -> None:
         mark = node.start_mark

@@ -191,3 +191,33 @@ def test_invalid_utf8_is_unreadable(tmp_path: Path) -> None:
     path.write_bytes(b"a: \xff\xfe\x00\n")
     loaded = load_paths([str(path)])
     assert loaded.unreadable and "UTF-8" in loaded.unreadable[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "column", "message"),
+    [
+        # a tag on a kind of node it cannot construct: ruamel.yaml's own constructors fail inside
+        ("!!set x", 6, "cannot read this scalar as !!set"),
+        ("!!omap 5", 6, "cannot read this scalar as !!omap"),
+        ("!!int [a, b]", 6, "cannot read this sequence as !!int"),
+        ("!!float ''", 6, "cannot read this scalar as !!float"),
+        ("!!bool {a: 1}", 6, "cannot read this mapping as !!bool"),
+        ("!!int x", 6, "cannot read this scalar as !!int"),
+    ],
+)
+def test_tags_on_the_wrong_kind_of_node_are_errors_at_the_node(
+    value: str, column: int, message: str
+) -> None:
+    loaded = load_text(f"apiVersion: v1\nkind: ConfigMap\ndata:\n  k: {value}\n", "cm.yaml")
+    (problem,) = loaded.diagnostics
+    assert problem.rule == "DRA001" and problem.message == f"YAML syntax error: {message}"
+    assert (problem.position.line, problem.position.column) == (4, column)
+
+
+def test_input_the_round_trip_parser_fails_on_gets_libyamls_syntax_error() -> None:
+    # ruamel.yaml raises NotImplementedError("overlap in comment") on this broken document
+    text = "apiVersion: v1\nkind: ConfigMap\na:\n  b:  # c\n    d...\n\n?t: 5\n    e: [1]\n"
+    loaded = load_text(text, "cm.yaml")
+    (problem,) = loaded.diagnostics
+    assert problem.rule == "DRA001" and problem.message.startswith("YAML syntax error: mapping values")
+    assert (problem.position.line, problem.position.column) == (8, 6)
