@@ -30,7 +30,7 @@ from dractl.load import load_paths
 reference = sys.argv[2] == "reference"
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.process_time()
-loaded = load_paths([sys.argv[1]], reference=reference)
+loaded = load_paths([sys.argv[1]], comments=not reference)
 loaded_at = time.process_time()
 after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 result = lint(loaded, Settings())

@@ -87,7 +87,7 @@ def explain(
     input_limits = limits(max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None
     # Read for reference: values and positions, no comments (many times faster on a dump).
-    loaded = load_paths(paths, stdin=stdin, limits=input_limits, reference=True)
+    loaded = load_paths(paths, stdin=stdin, limits=input_limits, comments=False)
     for message in loaded.unreadable:
         typer.echo(f"dractl: error: {message}", err=True)
     for diagnostic in loaded.diagnostics:

@@ -143,7 +143,7 @@ def lint(
             files, stdin=stdin, limits=input_limits, jobs=jobs, progress=progress.files
         )
         context_loaded = (
-            load_paths(context, stdin=stdin, limits=input_limits, reference=True) if context else None
+            load_paths(context, stdin=stdin, limits=input_limits, comments=False) if context else None
         )
         progress.stage(f"checking {len(loaded.objects):,} objects")
         result = run_lint(loaded, settings, context_loaded, jobs=jobs)

@@ -67,7 +67,7 @@ def _chunks(count: int, parts: int) -> list[tuple[int, int]]:
 def _load_chunk(files: Sequence[str], limits: Limits) -> LoadResult:
     from dractl.load import load_paths
 
-    return load_paths(files, limits=limits)
+    return load_paths(files, limits=limits, comments=False)
 
 
 def load_files(
@@ -78,7 +78,9 @@ def load_files(
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> LoadResult:
-    """``load_paths(files)`` (files, not folders), in several processes when that pays."""
+    """``load_paths(files)`` (files, not folders), in several processes when that pays.
+
+    Without comments: lint edits nothing, and its suppressions are read from the text."""
     from dractl.load import Limits, LoadResult, load_paths
 
     limits = limits or Limits()
@@ -99,7 +101,7 @@ def load_files(
                     progress(done, total)
         return result
     for piece in pieces:
-        result.extend(load_paths(piece, stdin=stdin, limits=limits))
+        result.extend(load_paths(piece, stdin=stdin, limits=limits, comments=False))
         done += len(piece)
         if progress:
             progress(done, total)

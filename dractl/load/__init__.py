@@ -44,10 +44,10 @@ class LoadResult:
 
 
 def load_source(
-    source: SourceFile, limits: Limits, result: LoadResult, *, reference: bool = False
+    source: SourceFile, limits: Limits, result: LoadResult, *, comments: bool = True
 ) -> None:
     result.files.append(source)
-    result.diagnostics += parse_source(source, limits, reference=reference)
+    result.diagnostics += parse_source(source, limits, comments=comments)
     for item in objects_of_file(source):
         if isinstance(item, KubeObject):
             result.objects.append(item)
@@ -60,13 +60,13 @@ def load_paths(
     *,
     stdin: bytes | None = None,
     limits: Limits | None = None,
-    reference: bool = False,
+    comments: bool = True,
 ) -> LoadResult:
     """Read every path (files, folders, ``-``); problems become diagnostics, never exceptions.
 
-    ``reference``: the files are read for reference only (cluster dumps, ``explain``'s inputs):
-    the trees hold values and positions but no comments, which makes large inputs many times
-    faster to read (see :mod:`dractl.load.fast`); ``convert`` and ``select`` need the comments.
+    ``comments=False``: the trees hold values and positions but no comments, which makes large
+    inputs many times faster to read (see :mod:`dractl.load.fast`); ``lint`` and ``explain`` read
+    so (inline suppressions are found in the text), ``convert`` needs the comments to keep them.
 
     A path that does not exist raises :class:`dractl.errors.InputError` (a usage error).
     """
@@ -80,15 +80,15 @@ def load_paths(
         except InputError as exc:
             result.unreadable.append(str(exc))
             continue
-        load_source(source, limits, result, reference=reference)
+        load_source(source, limits, result, comments=comments)
     return result
 
 
 def load_text(
-    text: str, path: str = "<string>", *, limits: Limits | None = None, reference: bool = False
+    text: str, path: str = "<string>", *, limits: Limits | None = None, comments: bool = True
 ) -> LoadResult:
     """Load YAML or JSON text (tests, editors)."""
     fmt = "json" if path.endswith(".json") else "yaml"
     result = LoadResult()
-    load_source(SourceFile(path, text, fmt), limits or Limits(), result, reference=reference)
+    load_source(SourceFile(path, text, fmt), limits or Limits(), result, comments=comments)
     return result

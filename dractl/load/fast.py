@@ -1,9 +1,9 @@
-"""A fast reader for bulk reference input (``lint --context``, ``explain``): libyaml, positions kept.
+"""A fast reader for files nothing will edit (``lint``, ``explain``): libyaml, positions kept.
 
 ruamel.yaml's round-trip parser, which keeps comments for ``convert``, is pure Python and reads
 about 60 KB per CPU second: a cluster dump of 100,000 small objects takes minutes. Files that
-are only read for reference need values and positions (messages point into them: a DeviceClass
-"defined at cluster.yaml:12"), not comments. This module composes each document with libyaml
+are only checked or read for reference need values and positions (messages point into them),
+not comments (lint finds its suppression comments in the text). This module composes each document with libyaml
 (PyYAML's C parser) and builds the tree itself, resolving plain scalars with the same go-yaml v2
 (YAML 1.1) table as :mod:`dractl.load.yaml11`, so values, the recorded YAML 1.1 surprises and
 the positions that ``Document.position`` reads are those of the round-trip loader.

@@ -50,11 +50,12 @@ def is_template(text: str) -> bool:
     return False
 
 
-def parse_source(source: SourceFile, limits: Limits, *, reference: bool = False) -> list[Diagnostic]:
+def parse_source(source: SourceFile, limits: Limits, *, comments: bool = True) -> list[Diagnostic]:
     """Fill ``source.documents``; return the problems found on the way.
 
-    ``reference``: the file is only read for reference (``--context``, ``explain``); documents
-    are read with libyaml where that gives the same tree (see :mod:`dractl.load.fast`).
+    ``comments=False``: nothing will edit the file (``lint``, ``explain``; ``convert`` needs the
+    comments), so documents are read with libyaml where that gives the same tree, values and
+    positions (see :mod:`dractl.load.fast`).
     """
     problems: list[Diagnostic] = []
     if not _may_be_kubernetes(source):
@@ -79,7 +80,7 @@ def parse_source(source: SourceFile, limits: Limits, *, reference: bool = False)
         source.documents.append(doc)
         if source.format != "json" and not has_content(chunk):
             continue
-        problem = _parse_document(doc, limits, reference=reference)
+        problem = _parse_document(doc, limits, comments=comments)
         if problem is not None:
             problems.append(problem)
     return problems
@@ -121,10 +122,10 @@ def _flow_depth_exceeds(text: str, limit: int) -> bool:
     return False
 
 
-def _parse_document(doc: Document, limits: Limits, *, reference: bool = False) -> Diagnostic | None:
+def _parse_document(doc: Document, limits: Limits, *, comments: bool = True) -> Diagnostic | None:
     if _flow_depth_exceeds(doc.text, limits.max_depth):
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
-    if reference and _parse_fast(doc, limits):
+    if not comments and _parse_fast(doc, limits):
         return None
     yaml = _yaml()
     try:
