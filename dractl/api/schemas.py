@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import cache, partial
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
@@ -121,7 +121,7 @@ class UnsupportedSchemaError(ValueError):
 def compile_checker(
     schema: dict[str, Any], strings: Mapping[str, Callable[[str], bool]] | None = None
 ) -> Checker:
-    """A function ``data -> bool`` equivalent to draft-07 validation of ``data`` against ``schema``.
+    """A function ``data -> bool`` equivalent to ``go_decoder_validator()`` on ``schema``.
 
     ``strings`` adds checks the apiserver's decoder makes beyond the schema: for a definition
     name in ``$defs`` (e.g. the Quantity definition), a predicate every string value validated
@@ -175,6 +175,8 @@ def compile_checker(
         checks: list[Checker] = []
         if "type" in node:
             checks.append(_type_check(node["type"]))
+        if node.get("format") in INTEGER_RANGES:
+            checks.append(partial(integer_in_range, node["format"]))
         if "enum" in node:
             allowed = list(node["enum"])
             checks.append(lambda value: any(_json_equal(value, a) for a in allowed))
@@ -240,6 +242,37 @@ def _is_integer(value: Any) -> bool:
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+# Go's decoder parses a JSON number into an integer field with strconv.ParseInt: a value beyond
+# the field's bits fails to decode. YAML floats reach it as Go's float text (``1e+30``), which
+# ParseInt refuses unless the float is integral and within the range.
+INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+def integer_in_range(fmt: str, value: Any) -> bool:
+    """False for a number Go cannot decode into an integer field of format ``fmt``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True  # the type check judges non-numbers
+    if isinstance(value, float) and not value.is_integer():
+        return True  # not an integer at all: the type check reports it
+    low, high = INTEGER_RANGES[fmt]
+    return low <= int(value) <= high
+
+
+@cache
+def go_decoder_validator() -> Any:
+    """jsonschema's Draft-07 validator class, plus the integer ranges Go's decoder enforces
+    (draft-07 asserts no ``format``; ``int32``/``int64`` fail as "out of range")."""
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.validators import extend
+
+    def integer_format(validator: Any, fmt: Any, instance: Any, schema: dict[str, Any]) -> Any:
+        if fmt in INTEGER_RANGES and not integer_in_range(fmt, instance):
+            yield ValidationError(f"{instance!r} is out of range for {fmt}")
+
+    return extend(Draft7Validator, validators={"format": integer_format})
 
 
 _TYPES: dict[str, Callable[[Any], bool]] = {

@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 from dractl.api.core_schemas import core_schema, has_core_schema
 from dractl.api.model import plain
 from dractl.api.releases import RELEASES
-from dractl.api.schemas import Checker, compile_checker, load_schema
+from dractl.api.schemas import (
+    INTEGER_RANGES,
+    Checker,
+    compile_checker,
+    go_decoder_validator,
+    load_schema,
+)
 from dractl.api.versions import GROUP, KINDS, V1BETA1_REQUEST_FIELDS
 from dractl.diagnostics import Position, Severity
 from dractl.lint.engine import Finding
@@ -128,11 +134,10 @@ def _compiled(
 
 @cache
 def _validator(release: str, version: str, kind: str, group: str = GROUP) -> Draft7Validator:
-    from jsonschema import Draft7Validator
 
     schema = _schema(release, version, kind, group)
     assert schema is not None
-    return Draft7Validator(schema)
+    return go_decoder_validator()(schema)
 
 
 # --- walking the schema along a data path -----------------------------------------------------------
@@ -229,7 +234,11 @@ def json_kind(value: Any, target: str) -> str:
         return "bool"
     if isinstance(value, int | float):
         if target in ("int", "int32", "int64"):
-            text = repr(value) if isinstance(value, float) else str(value)
+            text = str(value)
+            if isinstance(value, float):
+                # Go's float text: no exponent from 1e-6 up to 1e21, shortest digits otherwise
+                integral = value.is_integer() and abs(value) < 1e21
+                text = str(int(value)) if integral else repr(value)
             return f"number {text}"
         return "number"
     if isinstance(value, str):
@@ -339,7 +348,7 @@ def _check_once(obj: ApiObject, release: str, *, unknown: bool) -> _Problems:
                     problems.unknown.append(
                         _unknown_field(obj, schema, release, (*path, name), known)
                     )
-        elif validator in ("type", "oneOf", "anyOf"):
+        elif validator in ("type", "oneOf", "anyOf", "format"):
             step = None if _is_null(error.instance) else _walk(schema, obj.kind, path)
             if step is None or step.definition in RAW_JSON:
                 continue
@@ -387,6 +396,10 @@ def _wrong_type(
 
 
 def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -> str | None:
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if target in INTEGER_RANGES and whole and not isinstance(value, bool):
+        low, high = INTEGER_RANGES[target]
+        return f"expected a whole number from {low} to {high} (the field is {target})"
     text = _yaml11_text(obj, obj.source.position(path))
     if text is not None:
         return (
