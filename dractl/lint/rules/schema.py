@@ -30,6 +30,7 @@ from dractl.api.schemas import (
     go_decoder_validator,
     load_schema,
 )
+from dractl.api.validation.common import truncate_if_too_long
 from dractl.api.versions import GROUP, KINDS, V1BETA1_REQUEST_FIELDS
 from dractl.diagnostics import Position, Severity
 from dractl.lint.engine import Finding
@@ -395,16 +396,24 @@ def _wrong_type(
     )
 
 
+_DIGITS_RE = re.compile(r"[-+]?[0-9]+")
+HINT_SCALAR_LENGTH = 40  # a hint quotes the scalar; the code frame already shows all of it
+
+
 def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -> str | None:
+    # A whole number out of range; or digits too many for a float, which go-yaml reads as a string
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if target in INTEGER_RANGES and whole and not isinstance(value, bool):
+    digits = isinstance(value, str) and len(value) > 19 and _DIGITS_RE.fullmatch(value) is not None
+    if target in INTEGER_RANGES and (whole or digits) and not isinstance(value, bool):
         low, high = INTEGER_RANGES[target]
         return f"expected a whole number from {low} to {high} (the field is {target})"
     text = _yaml11_text(obj, obj.source.position(path))
     if text is not None:
+        shown = truncate_if_too_long(text, HINT_SCALAR_LENGTH)
+        read_as = truncate_if_too_long(_yaml_repr(value), HINT_SCALAR_LENGTH)
         return (
-            f"kubectl reads the plain scalar {text} the YAML 1.1 way, as {_yaml_repr(value)}; "
-            f'quote it ("{text}") if you mean the string'
+            f"kubectl reads the plain scalar {shown} the YAML 1.1 way, as {read_as}; "
+            f'quote it ("{shown}") if you mean the string'
         )
     expected = {
         "string": "a string",
