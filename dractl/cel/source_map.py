@@ -92,6 +92,12 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
+def expression_line_column(expression: str, index: int) -> tuple[int, int]:
+    """Character index inside the expression → 1-based line and column (``expression_index``'s inverse)."""
+    before = expression[:index]
+    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
+
+
 def expression_index(expression: str, line: int, column: int) -> int:
     """1-based line and column inside the expression → character index."""
     starts = _line_starts(expression)

@@ -62,9 +62,9 @@ _FORMAT_CHECKS = (
 
 
 def _position(ast: CheckedAst, expression: str, node: Expr) -> tuple[int, int]:
-    offset = ast.positions.get(node.id, 0)
-    before = expression[:offset]
-    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+    from dractl.cel.source_map import expression_line_column
+
+    return expression_line_column(expression, ast.positions.get(node.id, 0))
 
 
 def literal_errors(ast: CheckedAst, expression: str) -> list[CelError]:

@@ -7,7 +7,7 @@ import io
 import pytest
 from ruamel.yaml import YAML
 
-from dractl.cel.source_map import file_position
+from dractl.cel.source_map import expression_index, expression_line_column, file_position
 
 SELECTOR = 'device.attributes["gpu.example.com"].model == "A100"'
 
@@ -74,3 +74,20 @@ def test_position_of_escaped_quote_points_at_the_escape() -> None:
 
 def test_out_of_step_input_falls_back_to_the_value_start() -> None:
     assert file_position("e: abc\n", 1, 4, "xyz", 1, 2) == (1, 4)
+
+
+@pytest.mark.parametrize(
+    ("expression", "index", "line", "column"),
+    [
+        ("a == b", 0, 1, 1),
+        ("a == b", 5, 1, 6),
+        ("a &&\nb == 1", 5, 2, 1),
+        ("a &&\nb == 1", 7, 2, 3),
+        ("x\n\ny", 3, 3, 1),
+    ],
+)
+def test_expression_line_column_is_the_inverse_of_expression_index(
+    expression: str, index: int, line: int, column: int
+) -> None:
+    assert expression_line_column(expression, index) == (line, column)
+    assert expression_index(expression, line, column) == index

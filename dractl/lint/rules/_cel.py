@@ -170,10 +170,9 @@ def inside_expression(selector: Selector, line: int, column: int) -> Position:
 
 def at_offset(selector: Selector, offset: int) -> Position:
     """The file position of character ``offset`` of the expression."""
-    before = selector.expression[:offset]
-    line = before.count("\n") + 1
-    column = offset - (before.rfind("\n") + 1) + 1
-    return inside_expression(selector, line, column)
+    from dractl.cel.source_map import expression_line_column
+
+    return inside_expression(selector, *expression_line_column(selector.expression, offset))
 
 
 def at_key(selector: Selector) -> Position:
