@@ -14,6 +14,7 @@ _NO_MATCHING_OVERLOAD = re.compile(r"^No matching overloads? found ?: ?(.*)$")
 _INDEX_ERROR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
 _CASCADE = "'*error*'"
 _UNDEFINED_FIELD = re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$")
+_UNDECLARED_QUALIFIED = re.compile(r"^undeclared reference to '([^'.]+)((?:\.[^'.]+)+)'(.*)$")
 
 
 def strip_status(message: str) -> str:
@@ -29,16 +30,49 @@ def _upstream_issue_message(message: str) -> str:
     return message
 
 
-def parse_issues(text: str) -> list[tuple[CelError, list[str]]]:
-    """Split a cel-cpp/cel-go issue report into positioned errors plus their snippet lines."""
+def _upstream_undeclared(err: CelError, expression: str) -> CelError:
+    """cel-go's checker, failing to resolve ``a.b.c`` as one name, checks the operands and
+    reports the innermost identifier at its own position (``undeclared reference to 'a'``);
+    cel-cpp names the whole dotted name at the last ``.``."""
+    match = _UNDECLARED_QUALIFIED.match(err.message)
+    lines = expression.split("\n")
+    if not match or not 1 <= err.line <= len(lines):
+        return err
+    first, rest, tail = match.groups()
+    inner = rest.split(".")[1:-1]  # the parts between the first and the last
+    written = re.search(
+        re.escape(first) + "".join(r"\s*\.\s*" + re.escape(part) for part in inner) + r"\s*$",
+        lines[err.line - 1][: err.column - 1],
+    )
+    if written is None:
+        return err  # parts on several lines: leave cel-cpp's report
+    start = written.start()
+    return CelError(f"undeclared reference to '{first}'{tail}", err.line, start + 1)
+
+
+def parse_issues(text: str, expression: str | None = None) -> list[tuple[CelError, list[str]]]:
+    """Split a cel-cpp/cel-go issue report into positioned errors plus their snippet lines.
+
+    With ``expression``, errors whose position or text cel-go gives differently are moved and
+    reworded as cel-go would (their snippet lines are redrawn).
+    """
     issues: list[tuple[CelError, list[str]]] = []
+    redrawn = False  # the last issue's snippet is drawn here, not taken from the report
     for line in strip_status(text).split("\n"):
         head = _ISSUE_HEAD.match(line)
         if head:
             message = _upstream_issue_message(head.group(3))
-            issues.append((CelError(message, int(head.group(1)), int(head.group(2))), []))
+            err = CelError(message, int(head.group(1)), int(head.group(2)))
+            snippet: list[str] = []
+            if expression is not None:
+                moved = _upstream_undeclared(err, expression)
+                if moved is not err:
+                    err, snippet = moved, snippet_for(expression, moved.line, moved.column)
+            redrawn = bool(snippet)
+            issues.append((err, snippet))
         elif issues and line.startswith(" | "):
-            issues[-1][1].append(line)
+            if not redrawn:
+                issues[-1][1].append(line)
         elif issues:
             # A message that spans lines (rare); keep it with the issue it belongs to.
             err, snippet = issues[-1]

@@ -61,6 +61,11 @@ ROWS: list[tuple[str, object]] = [
      ("compile", "found no matching overload for 'isGreaterThan' applied to '(kubernetes.Quantity, kubernetes.Semver)'")),
     (f"{C}.memory.sign() == 1", ("compile", "undeclared reference to 'sign' (in container '')")),
     (f"sign({C}.memory) == 1", True),
+    # a dotted name that resolves to nothing: cel-go names its first part, where it starts
+    ("device.driver == gpu.example.com",
+     ("compile", "ERROR: <input>:1:18: undeclared reference to 'gpu' (in container '')\n"
+                 " | device.driver == gpu.example.com\n | .................^")),
+    ("gpu . example == 1", ("compile", "undeclared reference to 'gpu' (in container '')")),
     ("device.driver.startsWith(1)", ("compile", "found no matching overload for 'startsWith' applied to '(string, int)'")),
     (f"{C}.memory.compareTo(quantity('1')) == 1.0",
      ("compile", "found no matching overload for '_==_' applied to '(int, double)'")),

@@ -457,7 +457,7 @@ class CelExprEngine:
         try:
             checked = checker.compile(expression)
         except RuntimeError as exc:
-            issues = messages.parse_issues(str(exc))
+            issues = messages.parse_issues(str(exc), expression)
             if not issues:
                 raise CelCompileError(f"compilation failed: {messages.strip_status(str(exc))}",
                                       [CelError(messages.strip_status(str(exc)))]) from None
