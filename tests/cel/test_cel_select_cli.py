@@ -26,7 +26,8 @@ spec:
 
 
 def test_table_lists_matches_and_non_matches(run_dractl) -> None:
-    result = run_dractl("select", 'device.attributes["gpu.example.com"].model == "H100"', "examples/good")
+    result = run_dractl("select", 'device.attributes["gpu.example.com"].?model.orValue("") == "H100"',
+                        "examples/good")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["DRIVER", "POOL", "DEVICE", "RESULT"]
