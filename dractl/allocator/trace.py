@@ -121,11 +121,16 @@ _FORMATTERS: dict[Reason, Any] = {
     Reason.TAINT_NOT_TOLERATED: lambda taint: f"taint {_taint(taint)} not tolerated",
     Reason.CONSTRAINT_MISSING_ATTRIBUTE: lambda kind, attribute: f"{kind} {attribute}: device lacks the attribute",
     Reason.CONSTRAINT_CONFLICT: lambda kind, attribute, value, other, other_value: (
-        f"{kind} {attribute}: {_constraint_value(value)} conflicts with "
-        f"{format_device_id(other) if other else 'the devices picked'} ({_constraint_value(other_value)})"
+        f"{kind} {attribute}: {_constraint_value(value)} "
+        f"{'differs from' if kind == 'matchAttribute' else 'clashes with'} {_constraint_value(other_value)} of "
+        f"{format_device_id(other) if other else 'the devices picked'}"
     ),
     Reason.CLAIM_LIMIT: lambda limit: f"claim would exceed {limit} devices",
 }
+
+
+_CONSTRAINTS = frozenset({Reason.CONSTRAINT_CONFLICT, Reason.CONSTRAINT_MISSING_ATTRIBUTE})
+_NOT_CANDIDATES = frozenset({Reason.CLASS_SELECTOR_FALSE, Reason.REQUEST_SELECTOR_FALSE})
 
 
 @dataclass(slots=True)
@@ -242,6 +247,30 @@ class NodeTrace:
             for device in slice_entry.devices:
                 if device not in usable:
                     yield device, rejection
+
+    def blockers(self) -> list[tuple[Reason, str, int]]:
+        """Why the request of the deepest partial solution (`best`) got no more devices.
+
+        `(reason, what, devices)` over that request's candidate devices, constraints first
+        (named by kind and attribute, whatever the values), then by number of devices.
+        Devices its selectors rule out are not candidates and are left out.
+        """
+        best = self.best
+        counts: dict[tuple[Reason, str], int] = {}
+        for entry in self.requests:
+            if entry.claim_index != best.claim_index or entry.request != best.request:
+                continue
+            for _device, rejection in entry.rejections():
+                if rejection.reason in _NOT_CANDIDATES:
+                    continue
+                if rejection.reason in _CONSTRAINTS:
+                    what = f"{rejection.args[0]} {rejection.args[1]}"
+                else:
+                    what = rejection.message()
+                key = (rejection.reason, what)
+                counts[key] = counts.get(key, 0) + 1
+        ordered = sorted(counts.items(), key=lambda item: (item[0][0] not in _CONSTRAINTS, -item[1], item[0][1]))
+        return [(reason, what, count) for (reason, what), count in ordered]
 
     def record_progress(self, results: list[list[Any]], claim_index: int, request: str, missing: int) -> None:
         total = sum(len(r) for r in results)

@@ -80,6 +80,10 @@ def _node_explanation(trace: NodeTrace, verbose: bool) -> dict[str, Any]:
             "claimIndex": best.claim_index,
             "request": best.request or None,
             "missing": best.missing,
+            "blockedBy": [
+                {"reason": reason.value, "message": what, "count": count}
+                for reason, what, count in trace.blockers()
+            ],
         },
         "steps": trace.steps,
     }
@@ -238,11 +242,16 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
         for device_id in request.chosen:
             yield f"    [green]chosen[/] {escape(format_device_id(device_id))}"
         yield from _groups(grouped(request.rejections()), verbose, "    ")
-    if not result.allocated and trace.best.request and trace.best.devices > 0:
-        best = trace.best
+    best = trace.best
+    blockers = trace.blockers() if not result.allocated and best.request else []
+    if not result.allocated and best.request and (best.devices > 0 or blockers):
+        claims = unit.unit.claims
+        claim = claims[best.claim_index].qualified_name if best.claim_index < len(claims) else "?"
+        blocked = ", ".join(f"{what} ({_devices(count)})" for _, what, count in blockers)
         yield (
-            f"  closest: {best.devices} device(s) placed; request {escape(best.request)} "
-            f"of claim #{best.claim_index + 1} could not get {best.missing} more"
+            f"  closest: {_devices(best.devices)} placed; claim {escape(claim)} request "
+            f"[bold]{escape(best.request)}[/] lacks {best.missing} more"
+            + (f", blocked by {escape(blocked)}" if blocked else "")
         )
     unseen = grouped(trace.unseen_devices())
     if unseen:
@@ -252,6 +261,10 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
             yield from _groups(unseen, verbose, "    ")
         else:
             yield f"  [dim]{count} device(s) not available on this node (--verbose lists them)[/]"
+
+
+def _devices(count: int) -> str:
+    return f"{count} device{'s' if count != 1 else ''}"
 
 
 def _groups(groups: list[tuple[str, str, list[str]]], verbose: bool, indent: str) -> Iterator[str]:

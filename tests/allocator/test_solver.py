@@ -75,9 +75,28 @@ def test_unsatisfiable_constraint_is_explained_with_values_and_the_other_device(
     assert outcome.trace is not None
     trace = outcome.trace.requests[0]
     reasons = {d.name: r.message() for d, r in trace.rejections()}
-    assert reasons["gpu-1"] == "matchAttribute gpu.example.com/numa: 1 conflicts with gpu.example.com/node-1/gpu-0 (0)"
+    assert reasons["gpu-1"] == "matchAttribute gpu.example.com/numa: 1 differs from 0 of gpu.example.com/node-1/gpu-0"
     assert outcome.trace.best.devices == 1
     assert (outcome.trace.best.request, outcome.trace.best.missing) == ("r", 1)
+    blockers = [(reason.value, what, count) for reason, what, count in outcome.trace.blockers()]
+    assert blockers == [("constraint-conflict", "matchAttribute gpu.example.com/numa", 2)]
+
+
+def test_closest_miss_names_constraints_first_then_other_blockers() -> None:
+    objects = [device_class("gpu", GPU), resource_slice("s", [
+        device("gpu-0", attributes={"numa": 0}), device("gpu-1", attributes={"numa": 0}),
+        device("gpu-2", attributes={"numa": 1}), device("gpu-3", attributes={"numa": 1}),
+        device("gpu-4", attributes={"model": "t4"}),
+    ]), allocated("busy", ("gpu.example.com", "node-1", "gpu-0"), ("gpu.example.com", "node-1", "gpu-2"),
+                  namespace="team")]
+    c = claim("c", request("r", count=2, selectors=('!("model" in device.attributes["gpu.example.com"])',)),
+              constraints=[{"matchAttribute": "gpu.example.com/numa"}])
+    outcome = solve(objects, [c], trace=True)
+    assert outcome.status == "unschedulable" and outcome.trace is not None
+    blockers = [(reason.value, what, count) for reason, what, count in outcome.trace.blockers()]
+    # gpu-4 is not a candidate (its selector is false), so it does not block.
+    assert blockers == [("constraint-conflict", "matchAttribute gpu.example.com/numa", 1),
+                        ("in-use", "in use by team/busy", 2)]
 
 
 def test_selector_reasons_carry_the_selector_index_and_expression() -> None:

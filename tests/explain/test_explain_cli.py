@@ -40,6 +40,12 @@ def test_json_contract(run_dractl) -> None:
     assert reasons["in-use"]["devices"] == ["gpu.example.com/gpu-node-1/gpu-0", "gpu.example.com/gpu-node-1/gpu-2"]
     assert reasons["in-use"]["message"] == "in use by serving/inference-0"
     assert data["units"][0]["feasibleNodes"] == ["gpu-node-2"]
+    closest = busy["explanation"]["closest"]
+    assert (closest["request"], closest["missing"]) == ("gpus", 1)
+    assert closest["blockedBy"] == [
+        {"reason": "constraint-conflict", "message": "matchAttribute dra.example.com/numa", "count": 1},
+        {"reason": "in-use", "message": "in use by serving/inference-0", "count": 2},
+    ]
 
 
 def test_fits_nowhere_exits_1(run_dractl) -> None:
