@@ -16,6 +16,7 @@ from typing import Any
 from dractl.api.core_schemas import DEVICE_TAINT_RULE_VERSIONS
 from dractl.api.defaults import apply_defaults
 from dractl.api.model import ApiObject
+from dractl.api.releases import Features
 from dractl.api.versions import GROUP
 from dractl.api.workspace import Workspace
 from dractl.diagnostics import Position
@@ -209,15 +210,28 @@ def decode_errors(objects: Iterable[ApiObject], release: str) -> list[DecodeErro
     return out
 
 
-def allocator_objects(workspace: Workspace) -> list[ApiObject]:
-    """The objects the allocator's inventory reads: DRA objects (in the v1 shape) and
-    DeviceTaintRules; objects of other versions of resource.k8s.io are not DRA objects here."""
+def device_taint_rules_enabled(features: Features) -> bool:
+    """Whether the scheduler applies DeviceTaintRules to the devices it allocates.
+
+    Its ResourceSlice tracker does so only with DRADeviceTaintRules (1.35 on; in 1.34 the
+    rules came with DRADeviceTaints), otherwise the rules are not even watched.
+    """
+    gate = "DRADeviceTaints" if features.release == "1.34" else "DRADeviceTaintRules"
+    return features.enabled(gate)
+
+
+def allocator_objects(workspace: Workspace, features: Features) -> list[ApiObject]:
+    """The objects the allocator's inventory reads: DRA objects (in the v1 shape) and, when
+    the scheduler applies them, DeviceTaintRules; objects of other versions of
+    resource.k8s.io are not DRA objects here."""
+    taint_rules = device_taint_rules_enabled(features)
     return [
         obj
         for obj in workspace.all
         if obj.dra
         or (
-            obj.group == GROUP
+            taint_rules
+            and obj.group == GROUP
             and obj.kind == "DeviceTaintRule"
             and obj.version in DEVICE_TAINT_RULE_VERSIONS
         )

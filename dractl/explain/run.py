@@ -8,9 +8,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.releases import Features
+from dractl.api.versions import GROUP, KINDS
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
-from dractl.explain.inputs import AllocationUnit, ClaimInput, allocator_objects, plan
+from dractl.explain.inputs import (
+    AllocationUnit,
+    ClaimInput,
+    allocator_objects,
+    device_taint_rules_enabled,
+    plan,
+)
 
 if TYPE_CHECKING:
     from dractl.allocator import NodeInfo, Outcome
@@ -114,11 +121,14 @@ def _allocated_elsewhere(claim: ClaimInput, node: NodeInfo) -> str | None:
 def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     from dractl.allocator import Allocator, Inventory
 
+    features = settings.features
+    skipped = _unserved_objects(workspace)
     units = plan(workspace, settings.claims)
     if not units:
         raise InputError(
             "nothing to explain: the input has no unallocated ResourceClaim, "
             "ResourceClaimTemplate, or Pod/workload with resourceClaims"
+            + (f"; {skipped}" if skipped else "")
         )
     missing_classes = sorted(
         {
@@ -135,9 +145,22 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             f"DeviceClass {', '.join(missing_classes)} is not in the input: "
             "add it (kubectl get deviceclasses -o yaml)"
         )
-    features = settings.features
+    if skipped:
+        notes.append(skipped)
+    rules = [
+        obj.qualified_name or obj.name or "?"
+        for obj in workspace.all
+        if obj.group == GROUP and obj.kind == "DeviceTaintRule"
+    ]
+    if rules and not device_taint_rules_enabled(features):
+        gate = "DRADeviceTaints" if features.release == "1.34" else "DRADeviceTaintRules"
+        notes.append(
+            f"DeviceTaintRule {', '.join(rules)} ignored: the scheduler applies DeviceTaintRules "
+            f"only with {gate}, which is off in Kubernetes {features.release} "
+            f"(--feature-gates {gate}=true)"
+        )
     inventory = Inventory.from_objects(
-        allocator_objects(workspace),
+        allocator_objects(workspace, features),
         consumable_capacity=features.enabled("DRAConsumableCapacity"),
     )
     compiler = None
@@ -176,6 +199,31 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             node_results.append(NodeResult(node.name, outcome.status, outcome.error, outcome))
         results.append(UnitResult(unit, node_results))
     return Explanation(features.release, str(allocator.implementation), results, notes)
+
+
+def _unserved_objects(workspace: Workspace) -> str | None:
+    """A note on resource.k8s.io objects in versions that no supported release serves.
+
+    The apiserver of 1.34 and later knows nothing of them (`dractl lint` says what to do), so
+    the scheduler never sees them either: explain leaves them out, and says so.
+    """
+    skipped = [
+        obj
+        for obj in workspace.all
+        if obj.group == GROUP
+        and obj.kind in KINDS
+        and not obj.dra
+    ]
+    if not skipped:
+        return None
+    named = ", ".join(
+        f"{obj.kind} {obj.qualified_name or obj.name} ({obj.api_version})" for obj in skipped[:5]
+    )
+    more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+    return (
+        "left out (an API version that Kubernetes 1.34 and later do not serve; dractl lint says "
+        f"how to update them): {named}{more}"
+    )
 
 
 def _class_names(claim: dict[str, Any]) -> list[str]:

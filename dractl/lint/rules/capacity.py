@@ -314,7 +314,7 @@ class _Solver:
         from dractl.explain.inputs import allocator_objects, decode_errors
 
         features = self.ctx.features
-        inputs = allocator_objects(self.ws)
+        inputs = allocator_objects(self.ws, features)
         # The allocator trusts the shape of what it reads; values the apiserver could not even
         # decode are DRA011/DRA012 findings, and the allocator's verdict would mean nothing.
         read = [*inputs, *self.ws.nodes.values(), *(spec.obj for spec in self.ws.pod_specs)]
