@@ -49,6 +49,7 @@ class Reason(Enum):
     CONSTRAINT_MISSING_ATTRIBUTE = "constraint-missing-attribute"
     CONSTRAINT_CONFLICT = "constraint-conflict"
     CLAIM_LIMIT = "claim-limit"  # request would exceed 32 results for the claim
+    GIVEN_BACK = "given-back"  # fitted, but what came after it did not: backtracked
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +65,19 @@ class Rejection:
 
 def _selector(kind: str) -> Any:
     def format_false(owner: str, index: int, expression: str) -> str:
-        return f"{kind} selector #{index} of {owner} is false: {expression}"
+        return f"{kind} selector #{index}{_of(owner)} is false: {expression}"
 
     return format_false
 
 
+def _of(owner: str) -> str:
+    # A request's own selectors need no owner: the request is named where they are listed.
+    return "" if owner == "the request" else f" of {owner}"
+
+
 def _selector_error(kind: str) -> Any:
     def format_error(owner: str, index: int, expression: str, error: str) -> str:
-        return f"{kind} selector #{index} of {owner} fails: {error}"
+        return f"{kind} selector #{index}{_of(owner)} fails: {error}"
 
     return format_error
 
@@ -126,11 +132,14 @@ _FORMATTERS: dict[Reason, Any] = {
         f"{format_device_id(other) if other else 'the devices picked'}"
     ),
     Reason.CLAIM_LIMIT: lambda limit: f"claim would exceed {limit} devices",
+    Reason.GIVEN_BACK: lambda: "fits, but given back: the other devices needed with it were not found",
 }
 
 
 _CONSTRAINTS = frozenset({Reason.CONSTRAINT_CONFLICT, Reason.CONSTRAINT_MISSING_ATTRIBUTE})
-_NOT_CANDIDATES = frozenset({Reason.CLASS_SELECTOR_FALSE, Reason.REQUEST_SELECTOR_FALSE})
+# Not why a request falls short: devices its selectors rule out are no candidates, and a
+# device given back fitted (what blocked the devices after it is the reason).
+_NOT_BLOCKERS = frozenset({Reason.CLASS_SELECTOR_FALSE, Reason.REQUEST_SELECTOR_FALSE, Reason.GIVEN_BACK})
 
 
 @dataclass(slots=True)
@@ -180,6 +189,8 @@ class RequestTrace:
                     rejection = Rejection(Reason.BINDING_CONDITIONS)
                 if rejection is None and self.selector_set is not None:
                     rejection = self.selector_set.rejection(device)
+                if rejection is None and device in self.picked:
+                    rejection = Rejection(Reason.GIVEN_BACK)
                 if rejection is not None:
                     yield device, rejection
 
@@ -253,7 +264,8 @@ class NodeTrace:
 
         `(reason, what, devices)` over that request's candidate devices, constraints first
         (named by kind and attribute, whatever the values), then by number of devices.
-        Devices its selectors rule out are not candidates and are left out.
+        Devices its selectors rule out (no candidates) and devices given back after they
+        fitted are left out.
         """
         best = self.best
         counts: dict[tuple[Reason, str], int] = {}
@@ -261,7 +273,7 @@ class NodeTrace:
             if entry.claim_index != best.claim_index or entry.request != best.request:
                 continue
             for _device, rejection in entry.rejections():
-                if rejection.reason in _NOT_CANDIDATES:
+                if rejection.reason in _NOT_BLOCKERS:
                     continue
                 if rejection.reason in _CONSTRAINTS:
                     what = f"{rejection.args[0]} {rejection.args[1]}"

@@ -238,6 +238,7 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
             f"  claim {escape(request.claim)} request [bold]{escape(request.request)}[/] "
             f"(class {escape(request.device_class)}, {what}): "
             f"{len(request.candidates())} candidate device(s)"
+            + ("; subrequest not used" if result.allocated and "/" in request.request and not request.chosen else "")
         )
         for device_id in request.chosen:
             yield f"    [green]chosen[/] {escape(format_device_id(device_id))}"

@@ -76,6 +76,8 @@ def test_unsatisfiable_constraint_is_explained_with_values_and_the_other_device(
     trace = outcome.trace.requests[0]
     reasons = {d.name: r.message() for d, r in trace.rejections()}
     assert reasons["gpu-1"] == "matchAttribute gpu.example.com/numa: 1 differs from 0 of gpu.example.com/node-1/gpu-0"
+    # Every candidate has a reason: gpu-0 fitted, and was given back when no second device matched it.
+    assert reasons["gpu-0"] == "fits, but given back: the other devices needed with it were not found"
     assert outcome.trace.best.devices == 1
     assert (outcome.trace.best.request, outcome.trace.best.missing) == ("r", 1)
     blockers = [(reason.value, what, count) for reason, what, count in outcome.trace.blockers()]
@@ -107,7 +109,8 @@ def test_selector_reasons_carry_the_selector_index_and_expression() -> None:
     assert outcome.trace is not None
     reasons = {d.name: r.message() for d, r in outcome.trace.requests[0].rejections()}
     assert reasons == {"gpu-0": 'class selector #1 of class gpu is false: '
-                                'device.attributes["gpu.example.com"].model == "a100"'}
+                                'device.attributes["gpu.example.com"].model == "a100"',
+                       "gpu-1": "fits, but given back: the other devices needed with it were not found"}
 
 
 @pytest.mark.parametrize(
@@ -285,7 +288,8 @@ def test_devices_the_node_cannot_use_are_explained() -> None:
         "zoned/nic-0": "not available on this node (node selector of slice zoned does not match)",
     }
     reasons = {d.name: r.message() for d, r in outcome.trace.requests[0].rejections()}
-    assert reasons == {"gpu-9": "has binding conditions, but DRADeviceBindingConditions is off"}
+    assert reasons == {"gpu-9": "has binding conditions, but DRADeviceBindingConditions is off",
+                       "gpu-0": "fits, but given back: the other devices needed with it were not found"}
 
 
 def test_many_claims_on_one_node() -> None:
