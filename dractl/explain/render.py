@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 DETAIL_NODES = 3  # nodes shown in detail without --verbose: the best and the nearest misses
 DEVICES_PER_REASON = 5  # device names listed per reason without --verbose
+SUMMARY_NODES = 3  # node names listed per line of the summary
 
 
 def _device_name(device: DeviceEntry) -> str:
@@ -158,7 +159,12 @@ def _text_lines(explanation: Explanation, verbose: bool) -> Iterator[str]:
             c.qualified_name + (f" (from template {c.template})" if c.template else "")
             for c in unit.unit.claims
         )
-        yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims)}"
+        if unit.unit.pod is None:
+            # Claims and templates of their own: the title would only repeat their names.
+            noun = "claim" if len(unit.unit.claims) == 1 else "claims"
+            yield f"[bold]{noun}[/] {escape(claims)}"
+        else:
+            yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims)}"
         feasible = unit.feasible
         total = len(unit.nodes)
         style = "green" if feasible else "red"
@@ -180,9 +186,26 @@ def _text_lines(explanation: Explanation, verbose: bool) -> Iterator[str]:
 
 
 def _detail_nodes(ordered: list[NodeResult]) -> list[NodeResult]:
+    """The best feasible node, then the nearest miss of each distinct outcome and kind of
+    blocker (nodes that fail alike say nothing new; --verbose shows them), DETAIL_NODES in all."""
     feasible = [n for n in ordered if n.allocated][:1]
-    misses = [n for n in ordered if not n.allocated][: DETAIL_NODES - len(feasible)]
-    return feasible + misses
+    misses = [n for n in ordered if not n.allocated]
+    room = DETAIL_NODES - len(feasible)
+    shown: list[NodeResult] = []
+    reasons: set[tuple[str, frozenset[str]]] = set()
+    for result in misses:
+        reason = (_short_reason(result), _blocker_kinds(result))
+        if reason not in reasons and len(shown) < room:
+            reasons.add(reason)
+            shown.append(result)
+    return feasible + shown
+
+
+def _blocker_kinds(result: NodeResult) -> frozenset[str]:
+    outcome = result.outcome
+    if outcome is None or outcome.trace is None or not outcome.trace.best.request:
+        return frozenset()
+    return frozenset(reason.value for reason, _, _ in outcome.trace.blockers())
 
 
 def _summary(ordered: list[NodeResult]) -> Iterator[str]:
@@ -191,10 +214,15 @@ def _summary(ordered: list[NodeResult]) -> Iterator[str]:
     reasons: Counter[str] = Counter()
     for result in ordered:
         reasons[_short_reason(result)] += 1
+    names: dict[str, list[str]] = {}
+    for result in ordered:
+        names.setdefault(_short_reason(result), []).append(result.node)
     width = max(len(str(n)) for n in reasons.values())
-    for reason, count in reasons.most_common():
+    for reason, count in sorted(reasons.items(), key=lambda item: (item[0] != "allocated", -item[1])):
         noun = "node" if count == 1 else "nodes"
-        yield f"  {count:>{width}} {noun}: {escape(reason)}"
+        listed = names[reason][:SUMMARY_NODES]
+        more = f", … {count - len(listed)} more" if count > len(listed) else ""
+        yield f"  {count:>{width}} {noun}: {escape(reason)} [dim]({escape(', '.join(listed))}{more})[/]"
 
 
 def _short_reason(result: NodeResult) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,11 @@ class NodeResult:
         return self.outcome.trace.best.devices
 
 
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Orders node-2 before node-10."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name) if part)
+
+
 @dataclass
 class UnitResult:
     unit: AllocationUnit
@@ -65,7 +71,7 @@ class UnitResult:
 
     def ordered(self) -> list[NodeResult]:
         """Feasible nodes first, then the nearest misses, then by name."""
-        return sorted(self.nodes, key=lambda n: (not n.allocated, -n.progress, n.node))
+        return sorted(self.nodes, key=lambda n: (not n.allocated, -n.progress, natural_key(n.node)))
 
 
 @dataclass

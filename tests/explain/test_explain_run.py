@@ -100,3 +100,51 @@ def test_objects_of_unserved_versions_are_named_not_silently_dropped() -> None:
     )
     with pytest.raises(InputError, match=r"nothing to explain: .*ResourceClaim ml/old \(resource.k8s.io/v1alpha3\)"):
         _explain(CLUSTER, old_claim)
+
+
+def _many_nodes(count: int, busy_from: int) -> str:
+    """`count` nodes with two GPUs each; from node `busy_from` on, one GPU is in use."""
+    docs = [CLUSTER.split("---\n")[1]]
+    for index in range(count):
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: node-{index}}}\n")
+        docs.append(
+            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+            f"metadata: {{name: node-{index}-gpus}}\n"
+            f"spec:\n  driver: gpu.example.com\n  nodeName: node-{index}\n"
+            f"  pool: {{name: node-{index}, generation: 1, resourceSliceCount: 1}}\n"
+            "  devices: [{name: gpu-0}, {name: gpu-1}]\n"
+        )
+    results = "".join(
+        f"      - {{request: r, driver: gpu.example.com, pool: node-{index}, device: gpu-0}}\n"
+        for index in range(busy_from, count)
+    )
+    docs.append(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: busy, namespace: team}\n"
+        "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n"
+        f"status:\n  allocation:\n    devices:\n      results:\n{results}"
+    )
+    docs.append(CLAIM.replace("{deviceClassName: gpu}", "{deviceClassName: gpu, count: 2}"))
+    return "---\n".join(docs)
+
+
+def test_many_nodes_read_as_a_summary_then_one_node_per_outcome() -> None:
+    import io
+
+    from dractl.explain.render import render_text
+
+    result = _explain(_many_nodes(12, busy_from=3))
+    out = io.StringIO()
+    render_text(result, out, verbose=False, color=False)
+    text = out.getvalue()
+    assert "3 of 12 nodes can allocate the claim" in text
+    # Node names in natural order; each summary line names a few.
+    summary = text.split("can allocate the claim\n")[1].split("\n\n")[0].splitlines()
+    assert summary == ["  3 nodes: allocated (node-0, node-1, node-2)",
+                       "  9 nodes: request gpu lacks 1 device (node-3, node-4, node-5, … 6 more)"]
+    # Details: the best node, and one node per distinct failure (the others fail alike).
+    details = [line.split(":")[0] for line in text.splitlines() if line.startswith(("✓ node", "✗ node"))]
+    assert details == ["✓ node node-0", "✗ node node-3"]
+    assert "10 more nodes: --verbose shows every node" in text
+    verbose = io.StringIO()
+    render_text(result, verbose, verbose=True, color=False)
+    assert sum(line.startswith(("✓ node", "✗ node")) for line in verbose.getvalue().splitlines()) == 12
