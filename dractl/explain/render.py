@@ -101,8 +101,11 @@ def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, 
     return {
         "name": result.node,
         "unit": unit.unit.title,
-        "result": result.status,
+        # The contract's three results: a search stopped at the time limit is an error, as
+        # the scheduler's filter timeout makes it ("filter operation aborted: ...").
+        "result": "error" if result.status == "timeout" else result.status,
         "error": result.error,
+        "timedOut": result.status == "timeout",
         "allocations": allocations,
         "orderAmbiguous": bool(outcome and outcome.order_ambiguous),
         "explanation": _node_explanation(outcome.trace, verbose)

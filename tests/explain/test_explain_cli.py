@@ -29,7 +29,7 @@ def test_json_contract(run_dractl) -> None:
     nodes = {n["name"]: n for n in data["nodes"]}
     assert data["nodes"][0]["name"] == "gpu-node-2"  # feasible nodes first
     ok = nodes["gpu-node-2"]
-    assert ok["result"] == "allocated" and ok["error"] is None
+    assert ok["result"] == "allocated" and ok["error"] is None and ok["timedOut"] is False
     (allocation,) = ok["allocations"]
     assert allocation["claim"] == "ml/train-0-gpus"
     assert [r["device"] for r in allocation["allocation"]["devices"]["results"]] == ["gpu-0", "gpu-1"]

@@ -126,7 +126,7 @@ def test_explain_stops_the_search_at_its_timeout() -> None:
     wall = time.monotonic() - start
     assert code == 1, stderr
     (node,) = json.loads(stdout)["nodes"]
-    assert node["result"] == "timeout"
+    assert (node["result"], node["timedOut"]) == ("error", True)
     assert node["error"].startswith("filter operation aborted: context deadline exceeded")
     assert cpu < 3.0 and wall < 30, (cpu, wall)
 
