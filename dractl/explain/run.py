@@ -47,6 +47,17 @@ class NodeResult:
     def allocated(self) -> bool:
         return self.status == "allocated"
 
+    def fallbacks(self, ranks: list[dict[str, int]]) -> int:
+        """How far down their firstAvailable lists the allocated claims went (0: every
+        request got its first choice). The scheduler scores such nodes lower from 1.35 on."""
+        if self.outcome is None or not self.outcome.allocations:
+            return 0
+        total = 0
+        for rank, allocation in zip(ranks, self.outcome.allocations, strict=False):
+            for entry in (allocation.get("devices") or {}).get("results") or []:
+                total += rank.get(str(entry.get("request")), 0)
+        return total
+
     @property
     def progress(self) -> int:
         """Devices found by the deepest partial solution (for ordering near misses)."""
@@ -70,8 +81,13 @@ class UnitResult:
         return [n for n in self.nodes if n.allocated]
 
     def ordered(self) -> list[NodeResult]:
-        """Feasible nodes first, then the nearest misses, then by name."""
-        return sorted(self.nodes, key=lambda n: (not n.allocated, -n.progress, natural_key(n.node)))
+        """Feasible nodes first (those where firstAvailable requests got more preferred
+        subrequests before the others), then the nearest misses, then by name."""
+        ranks = _subrequest_ranks(self.unit.claims)
+        return sorted(
+            self.nodes,
+            key=lambda n: (not n.allocated, n.fallbacks(ranks), -n.progress, natural_key(n.node)),
+        )
 
 
 @dataclass
@@ -205,6 +221,24 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             node_results.append(NodeResult(node.name, outcome.status, outcome.error, outcome))
         results.append(UnitResult(unit, node_results))
     return Explanation(features.release, str(allocator.implementation), results, notes)
+
+
+def _subrequest_ranks(claims: list[ClaimInput]) -> list[dict[str, int]]:
+    """Per claim, `request/subrequest` -> the subrequest's position in its firstAvailable list."""
+    out = []
+    for claim in claims:
+        spec = claim.data.get("spec")
+        devices = spec.get("devices") if isinstance(spec, dict) else None
+        requests = devices.get("requests") if isinstance(devices, dict) else None
+        ranks: dict[str, int] = {}
+        for request in requests if isinstance(requests, list) else []:
+            if not isinstance(request, dict) or not isinstance(request.get("firstAvailable"), list):
+                continue
+            for index, sub in enumerate(request["firstAvailable"]):
+                if isinstance(sub, dict):
+                    ranks[f"{request.get('name')}/{sub.get('name')}"] = index
+        out.append(ranks)
+    return out
 
 
 def _unserved_objects(workspace: Workspace) -> str | None:

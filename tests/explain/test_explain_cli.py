@@ -65,3 +65,12 @@ def test_unknown_node_is_bad_input(run_dractl) -> None:
     out = run_dractl("explain", "--node", "nope", "examples/explain/gpu-pod/")
     assert out.returncode == 2
     assert "node nope is not in the input" in out.stderr
+
+
+def test_nodes_where_first_choices_fit_come_first(run_dractl) -> None:
+    out = run_dractl("explain", "-o", "json", "examples/explain/first-available/")
+    assert out.returncode == 0, out.stderr
+    nodes = json.loads(out.stdout)["nodes"]
+    assert [n["name"] for n in nodes] == ["render-node-b", "render-node-a"]
+    requests = [[r["request"] for r in n["allocations"][0]["allocation"]["devices"]["results"]] for n in nodes]
+    assert requests == [["gpus/h100-pair", "gpus/h100-pair"], ["gpus/one-a100"]]
