@@ -82,7 +82,7 @@ def convert(
     from dractl.convert.engine import Options, Status, convert_loaded
     from dractl.convert.output import join_outputs, unified_diff
     from dractl.convert.writer import write_atomic
-    from dractl.errors import UsageError
+    from dractl.errors import InputError, UsageError
     from dractl.load import load_paths
     from dractl.load.sources import read_stdin
 
@@ -104,6 +104,7 @@ def convert(
                 typer.echo(str(note), err=True)
 
     changed = [r for r in results if r.changed]
+    write_failed = False
     if diff:
         for result in changed:
             sys.stdout.write(unified_diff(result.source.path, result.source.text, result.text))
@@ -115,7 +116,15 @@ def convert(
             if result.source.real_path is None:
                 sys.stdout.write(result.text)  # stdin: nowhere to write back
                 continue
-            write_atomic(result.source.real_path, result.text, expected_original=result.source.text)
+            try:
+                write_atomic(
+                    result.source.real_path, result.text, expected_original=result.source.text
+                )
+            except InputError as error:
+                # One file that cannot be written does not stop the others.
+                typer.echo(f"dractl: error: {error}", err=True)
+                write_failed = True
+                continue
             if not quiet:
                 typer.echo(f"converted {result.source.path}", err=True)
     elif not diff or output:
@@ -123,12 +132,13 @@ def convert(
             r for r in results if r.status in (Status.CONVERTED, Status.UNCHANGED, Status.SKIPPED)
         ]
         text = join_outputs([r.text for r in printable])
-        if output:
-            write_atomic(output, text)
-        else:
+        if not output:
             sys.stdout.write(text)
+        elif printable:
+            # When no input could be converted there is nothing to write: FILE stays as it was.
+            write_atomic(output, text)
 
-    if loaded.unreadable or any(r.status is Status.FAILED for r in results):
+    if write_failed or loaded.unreadable or any(r.status is Status.FAILED for r in results):
         raise typer.Exit(2)
     if any(r.status is Status.BLOCKED for r in results) or (check and changed):
         raise typer.Exit(1)

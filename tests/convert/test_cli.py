@@ -206,6 +206,49 @@ def test_removed_version_fails_its_file_only(run_dractl, tmp_path: Path) -> None
     assert claim.read_text() == CLAIM_V1
 
 
+def test_output_file_is_left_alone_when_no_input_converts(run_dractl, tmp_path: Path) -> None:
+    old = write(tmp_path / "old.yaml", V1ALPHA3)
+    out = write(tmp_path / "out.yaml", "# the previous output\n")
+    result = run_dractl("convert", "-o", str(out), str(old))
+    assert result.returncode == 2
+    assert out.read_text() == "# the previous output\n"
+
+
+def test_output_file_gets_the_files_that_convert(run_dractl, tmp_path: Path) -> None:
+    old = write(tmp_path / "a-old.yaml", V1ALPHA3)
+    claim = write(tmp_path / "b-claim.yaml", CLAIM_V1BETA1)
+    out = tmp_path / "out.yaml"
+    result = run_dractl("convert", "-o", str(out), str(old), str(claim))
+    assert result.returncode == 2
+    assert out.read_text() == CLAIM_V1
+
+
+def test_in_place_goes_on_after_a_file_that_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    import dractl.convert.writer as writer
+    from dractl.cli import app
+    from dractl.errors import InputError
+
+    first = write(tmp_path / "a.yaml", CLAIM_V1BETA1)
+    second = write(tmp_path / "b.yaml", CLAIM_V1BETA1)
+    real_write = writer.write_atomic
+
+    def write_atomic(path: str, text: str, **kwargs: object) -> None:
+        if Path(path).name == "a.yaml":
+            raise InputError(f"{path}: changed on disk while it was being converted; not written")
+        real_write(path, text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer, "write_atomic", write_atomic)
+    result = CliRunner().invoke(app, ["convert", "-w", str(first), str(second)])
+    assert result.exit_code == 2
+    assert f"dractl: error: {first}: changed on disk" in result.output
+    assert first.read_text() == CLAIM_V1BETA1
+    assert second.read_text() == CLAIM_V1
+
+
 def test_lossy_conversion_needs_allow_lossy(run_dractl, tmp_path: Path) -> None:
     claim = write(tmp_path / "claim.yaml", EMPTY_EXACTLY_V1)
     refused = run_dractl("convert", "--to", "v1beta1", "-w", str(claim))
