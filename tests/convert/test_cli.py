@@ -262,6 +262,54 @@ def test_lossy_conversion_needs_allow_lossy(run_dractl, tmp_path: Path) -> None:
     assert "exactly" not in claim.read_text()
 
 
+SLICE_CLASHES_V1BETA1 = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes: {model: {string: A100}}
+    capacity: {memory: {value: 40Gi}}
+    basic:
+      attributes: {model: {string: H100}}
+      capacity: {memory: {value: 80Gi}}
+"""
+
+
+def test_lossy_file_is_not_written_and_the_others_are(run_dractl, tmp_path: Path) -> None:
+    lossy = write(tmp_path / "a-slice.yaml", SLICE_CLASHES_V1BETA1)
+    claim = write(tmp_path / "b-claim.yaml", CLAIM_V1BETA1)
+    result = run_dractl("convert", "-w", str(tmp_path))
+    assert result.returncode == 1
+    assert lossy.read_text() == SLICE_CLASHES_V1BETA1
+    assert claim.read_text() == CLAIM_V1
+    assert f"{lossy}:10:5: lossy: v1beta1 has no device field `attributes`" in result.stderr
+
+    printed = run_dractl("convert", str(lossy), str(claim))
+    assert printed.returncode == 1
+    assert printed.stdout == CLAIM_V1
+
+
+def test_allow_lossy_reports_each_dropped_field(run_dractl, tmp_path: Path) -> None:
+    lossy = write(tmp_path / "slice.yaml", SLICE_CLASHES_V1BETA1)
+    result = run_dractl("convert", "--allow-lossy", "-w", str(lossy))
+    assert result.returncode == 0, result.stderr
+    dropped = [line for line in result.stderr.splitlines() if ": dropped: " in line]
+    assert dropped == [
+        f"{lossy}:10:5: dropped: v1beta1 has no device field `attributes` next to "
+        "`basic.attributes`, which takes its place",
+        f"{lossy}:11:5: dropped: v1beta1 has no device field `capacity` next to "
+        "`basic.capacity`, which takes its place",
+    ]
+    text = lossy.read_text()
+    assert "A100" not in text and "40Gi" not in text
+    assert "H100" in text and "80Gi" in text and "basic" not in text
+
+
 def test_helm_templates_are_skipped(run_dractl, tmp_path: Path) -> None:
     chart = write(tmp_path / "class.yaml", HELM)
     result = run_dractl("convert", "-w", str(chart))
