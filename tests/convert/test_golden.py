@@ -1,6 +1,8 @@
-"""Golden conversions of examples/ (``golden/NAME.v1.*`` and ``golden/NAME.diff``; regenerate
-with ``python tests/convert/update_golden.py`` and check them by eye), and for every v1beta1 /
-v1beta2 example: the v1 output lints clean and converts to itself."""
+"""Golden conversions of every v1beta1 / v1beta2 example of examples/ (``golden/NAME.v1.*``
+and ``golden/NAME.diff``, with as many comments as the input; regenerate with
+``python tests/convert/update_golden.py`` and check them by eye), and for each: the v1 output
+lints clean (good examples) or with no error the input did not have (bad ones) and converts to
+itself."""
 
 from __future__ import annotations
 
@@ -61,6 +63,15 @@ def test_every_golden_example_exists() -> None:
     assert _goldens()
     for diff in _goldens():
         assert example_of(diff).is_file()
+
+
+def test_every_v1beta1_and_v1beta2_example_has_golden_files() -> None:
+    missing = [
+        example.relative_to(ROOT).as_posix()
+        for example in _old_version_examples()
+        if not (GOLDEN / f"{golden_stem(example)}.diff").is_file()
+    ]
+    assert missing == [], "run tests/convert/update_golden.py on them and check the result"
 
 
 def _errors(path: Path) -> list[tuple[str, str | None, str]]:
