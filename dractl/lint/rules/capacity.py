@@ -5,16 +5,25 @@ those slices as the devices the cluster has. DRA340 is a quick upper bound (how 
 the class's driver any one node could see); DRA341 runs the scheduler's allocator (the solver of
 `dractl explain`) for every Pod's claims, and for every claim or template no Pod uses, on every
 node the inputs know of.
+
+Which slices describe the cluster of a claim: every `--context` slice, and the linted slices
+(and Nodes) of the claim's own folder or a folder above it. A repository often holds example
+slices of several clusters next to workloads for others (one folder per cloud, test manifests
+for a kind cluster); a slice in `examples/aws/` says nothing about a Pod in `tests/`, and which
+files a run happens to include (a pre-commit hook passes only the changed ones) must not change
+the verdict. Pass a cluster's slices with `--context` to judge claims anywhere against them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.model import ApiObject
@@ -49,6 +58,16 @@ def pinned_driver(selectors: Any) -> str | None:
     return None
 
 
+def folder(obj: ApiObject) -> PurePath:
+    """The absolute folder of an object's file (stdin counts as the current folder)."""
+    return PurePath(os.path.abspath(obj.file)).parent
+
+
+def in_scope(ctx: LintContext, obj: ApiObject, scope: PurePath) -> bool:
+    """Whether a slice or Node describes the cluster of objects in folder ``scope``."""
+    return ctx.workspace.is_context(obj) or scope.is_relative_to(folder(obj))
+
+
 @dataclass
 class Reach:
     """How many devices of each driver the busiest node could see (an upper bound)."""
@@ -58,13 +77,14 @@ class Reach:
     multi_allocatable: set[str]  # drivers with devices that can be allocated more than once
 
 
-def reach(ctx: LintContext) -> Reach:
-    """Devices per node, from the newest generation of every pool (computed once per run).
+def reach(ctx: LintContext, scope: PurePath) -> Reach:
+    """Devices per node, from the newest generation of every pool (once per folder and run).
 
-    Node-local slices count for their node; slices for all nodes or a node selector, and
-    devices with their own node selection, count for every node (an upper bound).
+    Only the slices and Nodes in scope for objects in folder ``scope`` count. Node-local slices
+    count for their node; slices for all nodes or a node selector, and devices with their own
+    node selection, count for every node (an upper bound).
     """
-    key = "capacity.reach"
+    key = ("capacity.reach", scope)
     if key in ctx.cache:
         result: Reach = ctx.cache[key]
         return result
@@ -74,7 +94,7 @@ def reach(ctx: LintContext) -> Reach:
     for pool in current_pools(ctx):
         for obj in pool.slices:
             devices = obj.get(("spec", "devices"))
-            if not isinstance(devices, list):
+            if not isinstance(devices, list) or not in_scope(ctx, obj, scope):
                 continue
             node = obj.get(("spec", "nodeName"))
             for device in devices:
@@ -88,8 +108,9 @@ def reach(ctx: LintContext) -> Reach:
                     local.setdefault(where, Counter())[pool.driver] += 1
                 else:
                     shared[pool.driver] += 1
-    for name in ctx.workspace.nodes:
-        local.setdefault(name, Counter())
+    for name, node in ctx.workspace.nodes.items():
+        if in_scope(ctx, node, scope):
+            local.setdefault(name, Counter())
     nodes = local or {"any node": Counter()}
     per_driver: dict[str, tuple[int, str]] = {}
     totals: list[tuple[int, str]] = []
@@ -125,7 +146,9 @@ def _short_of(ctx: LintContext, request: Request) -> str | None:
     count = sub.get("count")
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         return None
-    available = reach(ctx)
+    available = reach(ctx, folder(request.obj))
+    if not available.per_driver:
+        return None  # no slice in scope: nothing to compare with
     driver = pinned_driver(sub.get("selectors")) or pinned_driver(
         _class_selectors(ctx, request.device_class)
     )
@@ -176,7 +199,9 @@ def request_exceeds_devices(ctx: LintContext) -> Iterator[Finding]:
     `device.driver == "..."`), the claim can never be allocated and its Pod stays Pending.
     Checked only when the inputs (or `--context` files) hold slices of that driver; devices
     that can be allocated more than once (consumable capacity) are not counted. For a
-    `firstAvailable` request, only when no subrequest fits.
+    `firstAvailable` request, only when no subrequest fits. Linted slices count for the claims
+    of their own folder and the folders below it (a repository's example slices for one cloud
+    say nothing about its test manifests); `--context` slices count everywhere.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -245,7 +270,9 @@ def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
     explain` tells the full story. Checked when the inputs hold slices of the driver of every
     request (known from a `device.driver == "..."` selector of the class or the request);
     claims whose DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340)
-    are left to those rules. The search gets a few seconds per lint run.
+    are left to those rules. Linted slices and Nodes count for the Pods and claims of their own
+    folder and the folders below it; `--context` ones (a cluster dump) count everywhere. The
+    search gets a few seconds per lint run.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -320,23 +347,37 @@ class _Solver:
         read = [*inputs, *self.ws.nodes.values(), *(spec.obj for spec in self.ws.pod_specs)]
         if decode_errors(read, features.release):
             return
-        nodes = self._nodes(NodeInfo)
         units = self._units()
-        if not nodes or not units:
+        if not units:
             return
-        try:
-            inventory = Inventory.from_objects(
-                inputs, consumable_capacity=features.enabled("DRAConsumableCapacity")
-            )
-            allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
-        except DractlError:
-            return
+        consumable = features.enabled("DRAConsumableCapacity")
         deadline = time.monotonic() + SOLVER_BUDGET_SECONDS
+        # One allocator per folder: each sees the slices and Nodes in scope there.
+        allocators: dict[PurePath, tuple[Any, list[Any]] | None] = {}
         # Units asking for the same devices get the same answer (replicas, generated claims).
-        verdicts: dict[str, list[Any] | None] = {}
-        for unit in units:
+        verdicts: dict[tuple[PurePath, str], list[Any] | None] = {}
+        for unit, scope in units:
+            if scope not in allocators:
+                allocators[scope] = None
+                nodes = self._nodes(NodeInfo, scope)
+                objects = [
+                    o
+                    for o in inputs
+                    if o.kind != "ResourceSlice" or in_scope(self.ctx, o, scope)
+                ]
+                try:
+                    inventory = Inventory.from_objects(objects, consumable_capacity=consumable)
+                    allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
+                except DractlError:
+                    continue
+                if nodes:
+                    allocators[scope] = (allocator, nodes)
+            built = allocators[scope]
+            if built is None:
+                continue
+            allocator, nodes = built
             claims = [c.data for c in unit.claims]
-            key = json.dumps([c.get("spec") for c in claims], sort_keys=True, default=str)
+            key = (scope, json.dumps([c.get("spec") for c in claims], sort_keys=True, default=str))
             if key not in verdicts:
                 outcomes: list[Any] | None = []
                 for node in nodes:
@@ -356,16 +397,23 @@ class _Solver:
             if failed is not None:
                 yield self._finding(unit, failed)
 
-    def _nodes(self, node_info: Any) -> list[Any]:
-        known = {name: node_info.from_object(obj) for name, obj in self.ws.nodes.items()}
+    def _nodes(self, node_info: Any, scope: PurePath) -> list[Any]:
+        known = {
+            name: node_info.from_object(obj)
+            for name, obj in self.ws.nodes.items()
+            if in_scope(self.ctx, obj, scope)
+        }
         for obj in self.ws.slices:
+            if not in_scope(self.ctx, obj, scope):
+                continue
             name = obj.get(("spec", "nodeName"))
             if isinstance(name, str) and name and name not in known:
                 known[name] = node_info(name)
         return [known[n] for n in sorted(known)]
 
-    def _units(self) -> list[AllocationUnit]:
-        """A unit per Pod, and one per claim or template no Pod uses (each judged alone).
+    def _units(self) -> list[tuple[AllocationUnit, PurePath]]:
+        """A unit per Pod, and one per claim or template no Pod uses (each judged alone), with
+        the folder whose slices it is judged against (the Pod's, else the claim's).
 
         Pods whose claims are missing from the inputs, and claims naming a DeviceClass that is
         not among them or a request no node could ever satisfy, are other rules' findings.
@@ -378,15 +426,18 @@ class _Solver:
             units = plan(Workspace(checked, self.ws.context))
         except DractlError:
             return []
-        out: list[AllocationUnit] = []
+        out: list[tuple[AllocationUnit, PurePath]] = []
         for unit in units:
-            if any(not self._claim_ok(c.source) for c in unit.claims):
-                continue
             if unit.pod is not None:
-                out.append(unit)
-            else:
-                out += [AllocationUnit(c.qualified_name, [c]) for c in unit.claims]
-        return [u for u in out if u.claims and not u.preallocated]
+                scope = folder(unit.pod)
+                if all(self._claim_ok(c.source, scope) for c in unit.claims):
+                    out.append((unit, scope))
+                continue
+            for claim in unit.claims:
+                scope = folder(claim.source)
+                if self._claim_ok(claim.source, scope):
+                    out.append((AllocationUnit(claim.qualified_name, [claim]), scope))
+        return [(u, scope) for u, scope in out if u.claims and not u.preallocated]
 
     def _judgeable(self, obj: ApiObject) -> bool:
         from dractl.explain.inputs import pod_spec
@@ -405,15 +456,15 @@ class _Solver:
                 return False
         return True
 
-    def _claim_ok(self, source: ApiObject) -> bool:
-        """Whether the inputs' slices speak for every device the claim asks for.
+    def _claim_ok(self, source: ApiObject, scope: PurePath) -> bool:
+        """Whether the slices in scope speak for every device the claim asks for.
 
         Each request must name a DeviceClass among the inputs (else DRA301) whose driver is
-        known from a selector and has slices among the inputs: a folder of examples often holds
+        known from a selector and has slices in scope: a folder of examples often holds
         slices of one driver and claims for another.
         """
         classes = self.ws.device_classes
-        drivers = reach(self.ctx).per_driver
+        drivers = reach(self.ctx, scope).per_driver
         for request in iter_requests(source):
             if request.device_class not in classes:
                 return False

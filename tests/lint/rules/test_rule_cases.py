@@ -14,7 +14,8 @@ A case file::
 
 Each expected line is ``file:line:column: severity RULE`` and, after ``: ``, a text the message
 must contain. An expectation may instead be a mapping ``{at: "<that line>", field: ..., type: ...}``
-to pin the apiserver's field path and error type as well. A case with ``expect: []`` is a good
+to pin the apiserver's field path and error type as well, or ``{at: ..., hint: ...}`` for a text
+the diagnostic's hint must contain. A case with ``expect: []`` is a good
 manifest: it must produce nothing.
 """
 
@@ -131,13 +132,18 @@ def test_case(case: Case) -> None:
         )
     for m, entry in pinned:
         at = [
-            (d.field, d.type)
+            d
             for d in got
             if d.position is not None
             and (d.position.file, d.position.line, d.position.column, d.rule)
             == (m["file"], int(m["line"]), int(m["column"]), m["rule"])
         ]
-        assert (entry.get("field"), entry.get("type")) in at, f"{entry}: got {at}"
+        if "field" in entry or "type" in entry:
+            pairs = [(d.field, d.type) for d in at]
+            assert (entry.get("field"), entry.get("type")) in pairs, f"{entry}: got {pairs}"
+        if "hint" in entry:
+            hints = [d.hint for d in at]
+            assert any(entry["hint"] in (h or "") for h in hints), f"{entry}: got {hints}"
 
 
 # Rules whose cases need inputs too large to write out here, with the test that has them.
