@@ -12,7 +12,6 @@ from dractl.cli.options import (
     DEFAULT_MAX_FILE_SIZE,
     MaxFileSize,
     Paths,
-    Quiet,
     limits,
 )
 
@@ -45,7 +44,12 @@ def convert(
         Target, typer.Option("--to", "-t", help="Version to convert to.", case_sensitive=False)
     ] = Target.v1,
     in_place: Annotated[
-        bool, typer.Option("--in-place", "-w", help="Rewrite the files (only those that change).")
+        bool,
+        typer.Option(
+            "--in-place",
+            "-w",
+            help="Rewrite the files that change, atomically, keeping their permissions.",
+        ),
     ] = False,
     output: Annotated[
         str | None,
@@ -76,7 +80,12 @@ def convert(
         ),
     ] = False,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_SIZE,
-    quiet: Quiet = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="Print only errors, losses and dropped fields (on stderr)."
+        ),
+    ] = False,
 ) -> None:
     """Convert resource.k8s.io manifests between v1beta1, v1beta2 and v1, keeping comments and layout."""
     from dractl.convert.engine import Options, Status, convert_loaded

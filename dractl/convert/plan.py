@@ -129,7 +129,7 @@ REMOVED_VERSIONS: dict[str, str] = {
     "v1alpha3": (
         "Kubernetes 1.34 and later serve resource.k8s.io/v1alpha3 only for DeviceTaintRule; "
         "set apiVersion to resource.k8s.io/v1beta1, write each device capacity as "
-        "{value: <quantity>}, then run dractl convert again"
+        "{value: <quantity>}, fix what dractl lint reports, then run dractl convert again"
     ),
     "v1alpha2": (
         "resource.k8s.io/v1alpha2 (classic DRA with ResourceClass and parameter objects) was "
