@@ -1,6 +1,8 @@
 """Every v1beta1 / v1beta2 manifest of the shared real-world corpus converts without a crash,
-and reading the output gives the objects the model's own normalisation gives for the input.
-Skipped where the corpus is not checked out next to the repository."""
+reading the output gives the objects the model's own normalisation gives for the input, the
+output lints with no finding the input did not have (the version warnings aside), and converting
+it back and to v1 again gives the same text. Skipped where the corpus is not checked out next to
+the repository."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ from typing import Any
 import pytest
 
 from dractl.api.model import build
+from dractl.api.releases import Features
 from dractl.convert.engine import Options, Status, convert_file
-from dractl.load import load_paths, load_text
+from dractl.lint.engine import Settings, lint
+from dractl.load import LoadResult, load_paths, load_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
@@ -36,6 +40,16 @@ def _without_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_nulls(v) for v in value]
     return value
+
+
+def _findings(loaded: LoadResult) -> list[tuple[str, str, str]]:
+    """(rule, severity, message) of what lint reports in Kubernetes 1.36, version rules aside."""
+    result = lint(loaded, Settings(features=Features("1.36")))
+    return sorted(
+        (d.rule, d.severity.value, d.message)
+        for d in result.diagnostics
+        if d.rule not in ("DRA400", "DRA401")
+    )
 
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
@@ -75,3 +89,11 @@ def test_corpus_file_converts(path: Path) -> None:
 
     again = convert_file(reloaded.files[0], Options("v1"))
     assert again.status is Status.UNCHANGED
+
+    assert _findings(reloaded) == _findings(loaded)
+
+    own = "v1beta1" if "resource.k8s.io/v1beta1" in source.text else "v1beta2"
+    back = convert_file(reloaded.files[0], Options(own))
+    assert back.status in (Status.CONVERTED, Status.UNCHANGED), [str(m) for m in back.messages]
+    forth = convert_file(load_text(back.text, str(path)).files[0], Options("v1"))
+    assert forth.text == result.text
