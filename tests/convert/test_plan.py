@@ -487,3 +487,31 @@ def test_same_version_needs_no_edits() -> None:
 def test_unknown_target_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown target version"):
         plan_document({}, "v2")
+
+
+# The apiserver creates `exactly` iff hasAnyMainRequestFieldsSet (v1beta1/conversion.go): strings
+# not empty, count not 0, everything else not nil (an empty list or mapping, `false`, are set).
+@pytest.mark.parametrize(
+    ("key", "value", "is_set"),
+    [
+        ("deviceClassName", "gpu.example.com", True),
+        ("deviceClassName", "", False),
+        ("selectors", [], True),
+        ("selectors", None, False),
+        ("allocationMode", "All", True),
+        ("allocationMode", "", False),
+        ("count", 1, True),
+        ("count", 0, False),
+        ("adminAccess", False, True),
+        ("adminAccess", None, False),
+        ("tolerations", [], True),
+        ("tolerations", None, False),
+        ("capacity", {}, True),
+        ("capacity", None, False),
+    ],
+)
+def test_exactly_is_created_iff_a_request_field_is_set(key: str, value: Any, is_set: bool) -> None:
+    source = claim(B1, {"name": "gpu", key: value})
+    converted = apply_to_data(source, plan_document(source, "v1").edits)
+    request = converted["spec"]["devices"]["requests"][0]
+    assert request == ({"name": "gpu", "exactly": {key: value}} if is_set else {"name": "gpu"})
