@@ -31,7 +31,7 @@ from dractl.api.workspace import Workspace
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
-from dractl.lint.rules._claims import Request, iter_requests
+from dractl.lint.rules._claims import Request, iter_requests, requests_path
 from dractl.lint.rules.slices import current_pools
 
 if TYPE_CHECKING:
@@ -270,7 +270,9 @@ def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
     explain` tells the full story. Checked when the inputs hold slices of the driver of every
     request (known from a `device.driver == "..."` selector of the class or the request);
     claims whose DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340)
-    are left to those rules. Linted slices and Nodes count for the Pods and claims of their own
+    are left to those rules, and so are claims and classes the apiserver rejects for what the
+    allocator reads (selectors that do not compile, DRA200; constraints without an attribute,
+    DRA122). Linted slices and Nodes count for the Pods and claims of their own
     folder and the folders below it; `--context` ones (a cluster dump) count everywhere. The
     search gets a few seconds per lint run.
 
@@ -465,8 +467,12 @@ class _Solver:
         """
         classes = self.ws.device_classes
         drivers = reach(self.ctx, scope).per_driver
+        if self._rejected(source):
+            return False
         for request in iter_requests(source):
             if request.device_class not in classes:
+                return False
+            if self._rejected(classes[request.device_class]):
                 return False
             driver = pinned_driver(request.data.get("selectors")) or pinned_driver(
                 _class_selectors(self.ctx, request.device_class)
@@ -474,6 +480,28 @@ class _Solver:
             if driver is None or driver not in drivers:
                 return False
         return not (self.ctx.settings.enabled("DRA340") and short_requests(self.ctx, source))
+
+    def _rejected(self, obj: ApiObject) -> bool:
+        """Whether the apiserver refuses the claim or class for what the allocator reads too.
+
+        A selector that does not compile (DRA200, DRA201, or one dractl cannot check, DRA203)
+        or a constraint without an attribute (DRA122) makes the allocator fail on every node
+        with that same complaint: the object never gets that far, and the other rules say so.
+        """
+        from dractl.lint.rules._cel import checked_selectors
+
+        for checked in checked_selectors(obj, self.ctx):
+            if checked.compiled is None:
+                return True
+        base = requests_path(obj)
+        devices = obj.get(base[:-1]) if base else None
+        constraints = devices.get("constraints") if isinstance(devices, dict) else None
+        for constraint in constraints if isinstance(constraints, list) else ():
+            if isinstance(constraint, dict) and not (
+                constraint.get("matchAttribute") or constraint.get("distinctAttribute")
+            ):
+                return True
+        return False
 
     def _finding(self, unit: AllocationUnit, outcomes: list[Any]) -> Finding:
         reasons: Counter[str] = Counter(self._reason(outcome) for _, outcome in outcomes)
