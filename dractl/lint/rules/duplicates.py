@@ -10,16 +10,45 @@ from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.lint.rules._common import where
 
+# Kinds without a namespace: the apiserver clears a `metadata.namespace` on them (BeforeCreate),
+# so it does not make another object.
+CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("resource.k8s.io", "DeviceClass"),
+        ("resource.k8s.io", "ResourceSlice"),
+        ("resource.k8s.io", "DeviceTaintRule"),
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("storage.k8s.io", "StorageClass"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    }
+)
+
 
 def identity(obj: ApiObject) -> tuple[str, str, str, str] | None:
     """What makes an object unique in a cluster: API group, kind, namespace, name.
 
     The version is not part of it: `resource.k8s.io/v1beta1` and `v1` objects of the same name
-    are the same object.
+    are the same object. Objects of namespaced kinds without a namespace are in `default`, as
+    `kubectl apply` puts them; cluster-scoped kinds have none.
     """
     if obj.name is None:
         return None  # generateName: a new object each time
-    return (obj.group, obj.kind, obj.effective_namespace or "", obj.name)
+    return (obj.group, obj.kind, _namespace(obj), obj.name)
+
+
+def _namespace(obj: ApiObject) -> str:
+    if (obj.group, obj.kind) in CLUSTER_SCOPED:
+        return ""
+    return obj.namespace or "default"
 
 
 @rule("DRA330", "duplicate-object", Severity.ERROR, scope="set")
@@ -138,7 +167,7 @@ def conflicting_object_across_files(ctx: LintContext) -> Iterator[Finding]:
 
 
 def _what(obj: ApiObject) -> str:
-    namespace = obj.effective_namespace
+    namespace = _namespace(obj)
     return f'{obj.kind} "{namespace}/{obj.name}"' if namespace else f'{obj.kind} "{obj.name}"'
 
 
@@ -146,7 +175,7 @@ def _content(obj: ApiObject) -> object:
     """What the object says, whatever version it is written in."""
     data = {k: v for k, v in obj.data.items() if k != "apiVersion"}
     metadata = dict(obj.metadata)
-    metadata.setdefault("namespace", obj.effective_namespace)
+    metadata["namespace"] = _namespace(obj)
     data["metadata"] = metadata
     return data
 
