@@ -18,7 +18,7 @@ from dractl.lint.rules._claims import top_requests
 from dractl.lint.rules._common import key_position
 
 LABEL = "resource.kubernetes.io/admin-access"
-OLD_LABEL = "resource.k8s.io/admin-access"  # Kubernetes 1.32 and 1.33 only
+OLD_LABEL = "resource.k8s.io/admin-access"  # Kubernetes 1.33 only
 FORBIDDEN = (
     f"admin access to devices requires the `{LABEL}: true` label on the containing namespace"
 )
@@ -66,7 +66,8 @@ def admin_access_namespace_not_labelled(ctx: LintContext) -> Iterator[Finding]:
           labels:
             resource.kubernetes.io/admin-access: "true"
     Upstream:
-    kubernetes/kubernetes pkg/registry/resource: AuthorizedForAdmin.
+    kubernetes/kubernetes pkg/registry/resource: AuthorizedForAdmin; the DRAAdminAccess feature
+    gate page of kubernetes/website (the key changed in 1.34).
     """
     if not ctx.features.enabled("DRAAdminAccess"):
         return  # the apiserver drops the field; the gate rules report it
@@ -117,8 +118,9 @@ def admin_access_label_wrong_key(obj: ApiObject, ctx: LintContext) -> Iterator[F
 
     Why:
     Kubernetes 1.34 and later read the label `resource.kubernetes.io/admin-access`; the key
-    `resource.k8s.io/admin-access` (used by 1.32 and 1.33, and by older demos) no longer grants
-    admin access, so claims with `adminAccess: true` in this namespace are rejected.
+    `resource.k8s.io/admin-access` (read by 1.33, the first release that checked the namespace,
+    and used by demos of that time) no longer grants admin access, so claims with
+    `adminAccess: true` in this namespace are rejected.
 
     Bad:
         apiVersion: v1

@@ -156,12 +156,12 @@ def _short_of(ctx: LintContext, request: Request) -> str | None:
         if driver in available.multi_allocatable or driver not in available.per_driver:
             return None  # shared devices, or no slice of that driver among the inputs
         have, node = available.per_driver[driver]
-        what = f"devices of driver {driver}"
+        what = f"device{'s' if have != 1 else ''} of driver {driver}"
     else:
         if available.multi_allocatable:
             return None
         have, node = available.total
-        what = "devices"
+        what = "device" if have == 1 else "devices"
     if count <= have:
         return None
     on = f" ({have} on {node})" if have and node != "any node" else ""

@@ -194,14 +194,15 @@ def _missing(ctx: LintContext, kind: str, key: str) -> Iterator[Finding]:
                 continue
             message = f'{kind} "{name}" does not exist in namespace "{ns}"'
             elsewhere = sorted(namespaces.get(name, []))
+            typo = ""
             if elsewhere:
                 shown = ", ".join(f'"{n}"' for n in elsewhere[:3])
                 more = f" and {len(elsewhere) - 3} more" if len(elsewhere) > 3 else ""
                 message += f" (there is one in namespace {shown}{more})"
             else:
                 in_ns = [q.rpartition("/")[2] for q in index if q.rpartition("/")[0] == ns]
-                message += did_you_mean(name, in_ns)
-            message += ": the Pod can never start"
+                typo = did_you_mean(name, in_ns)
+            message += ": the Pod can never start" + typo
             yield Finding(message, claim_path(spec, i, entry, key), obj=spec.obj)
 
 
@@ -476,7 +477,7 @@ def unknown_claim_request(ctx: LintContext) -> Iterator[Finding]:
                 f'claim "{name}" has no request "{request}": {target.kind} '
                 f'"{target.qualified_name}" ({where(target)}) has '
                 + (", ".join(f'"{n}"' for n in names) if names else "no requests")
-                + did_you_mean(request, names),
+                + (did_you_mean(request, names) if len(names) > 1 else ""),
                 (*path, "request"),
                 obj=spec.obj,
             )
