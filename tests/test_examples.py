@@ -1,10 +1,12 @@
 """examples/: every good manifest lints clean; every bad one prints exactly its golden output.
 
 ``examples/bad/NAME.yaml`` has ``examples/bad/NAME.expected.txt``: the output of
-``dractl lint --no-config --color never bad/NAME.yaml`` run in ``examples/``. One bad example also
-has ``NAME.expected.json`` (``--format json``), pinning the machine format. After a change in
-rules or reporters, ``pytest tests/test_examples.py --update-golden`` rewrites the goldens; read
-the diff before committing it.
+``dractl lint --no-config --color never bad/NAME.yaml`` run in ``examples/``. A folder
+``examples/bad/NAME/`` is one example too, its files linted together as one set, with
+``--context bad/NAME.context.yaml`` when that file exists. One bad example also has
+``NAME.expected.json`` (``--format json``), pinning the machine format. After a change in rules
+or reporters, ``pytest tests/test_examples.py --update-golden`` rewrites the goldens; read the
+diff before committing it.
 """
 
 from __future__ import annotations
@@ -15,12 +17,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _infixes(path: Path) -> set[str]:
+    return {f".{part}." for part in path.name.split(".")[1:-1]}
+
+
 EXAMPLES = ROOT / "examples"
 GOOD = sorted(p for p in (EXAMPLES / "good").glob("*") if p.suffix in (".yaml", ".yml", ".json"))
 BAD = sorted(
     p
     for p in (EXAMPLES / "bad").glob("*")
-    if p.suffix in (".yaml", ".yml", ".json") and ".expected." not in p.name
+    if p.is_dir()
+    or (p.suffix in (".yaml", ".yml", ".json") and not {".expected.", ".context."} & _infixes(p))
 )
 JSON_GOLDEN = "claim-gpu-request-mistakes-v1"  # the example whose JSON output is pinned too
 
@@ -83,10 +92,17 @@ def test_good_examples_lint_clean(run_dractl) -> None:
 @pytest.mark.parametrize("example", BAD, ids=[p.name for p in BAD])
 def test_bad_example_matches_golden(example: Path, run_dractl, update_golden: bool) -> None:
     relative = example.relative_to(EXAMPLES).as_posix()
-    out = _lint(run_dractl, relative)
-    assert out.returncode in (1, 2), f"{relative} is in bad/ but lints clean:\n{out.stdout}"
+    context = example.with_name(example.name + ".context.yaml")
+    options = ["--context", context.relative_to(EXAMPLES).as_posix()] if context.exists() else []
+    out = _lint(run_dractl, *options, relative)
+    # Best-practice and capacity findings are warnings: exit 0, yet the example is not clean.
+    summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
+    findings = out.returncode in (1, 2) or not summary.startswith("0 errors, 0 warnings")
+    assert findings, f"{relative} is in bad/ but lints clean:\n{out.stdout}"
     assert "Traceback" not in out.stderr
-    golden = example.with_name(example.stem + ".expected.txt")
+    golden = example.with_name(
+        (example.name if example.is_dir() else example.stem) + ".expected.txt"
+    )
     _check_golden(golden, out.stdout, update_golden, example)
 
 
@@ -103,10 +119,12 @@ def test_json_golden(run_dractl, update_golden: bool) -> None:
 
 
 def test_no_orphan_goldens() -> None:
-    names = {p.stem for p in BAD}
+    names = {p.name if p.is_dir() else p.stem for p in BAD}
     orphans = [
         p.name
-        for p in (EXAMPLES / "bad").glob("*.expected.*")
-        if p.name.split(".expected.")[0] not in names
+        for pattern, infix in (("*.expected.*", ".expected."), ("*.context.yaml", ".context."))
+        for p in (EXAMPLES / "bad").glob(pattern)
+        if p.name.split(infix)[0] not in names
+        or (infix == ".context." and not (EXAMPLES / "bad" / p.name.split(infix)[0]).is_dir())
     ]
-    assert not orphans, f"golden files without their example: {orphans}"
+    assert not orphans, f"golden or context files without their example: {orphans}"
