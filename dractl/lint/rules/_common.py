@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from pathlib import PurePath
 from typing import Any
 
 from dractl.api.model import ApiObject
@@ -82,3 +84,18 @@ def key_position(obj: ApiObject, path: Sequence[Any]) -> Position:
     except (AttributeError, KeyError, TypeError):
         return obj.position(path)
     return Position(doc.file.path, doc.start_line + line + 1, col + 1)
+
+
+def folder(obj: ApiObject) -> PurePath:
+    """The absolute folder of an object's file (stdin counts as the current folder)."""
+    return _folder(obj.file)
+
+
+@lru_cache(maxsize=4096)
+def _folder(path: str) -> PurePath:
+    return PurePath(os.path.abspath(path)).parent
+
+
+def related_folders(a: PurePath, b: PurePath) -> bool:
+    """Whether one folder holds the other (or they are the same)."""
+    return a.is_relative_to(b) or b.is_relative_to(a)

@@ -17,7 +17,6 @@ the verdict. Pass a cluster's slices with `--context` to judge claims anywhere a
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections import Counter
@@ -32,6 +31,7 @@ from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.lint.rules._claims import Request, iter_requests, requests_path
+from dractl.lint.rules._common import folder
 from dractl.lint.rules.slices import current_pools
 
 if TYPE_CHECKING:
@@ -56,11 +56,6 @@ def pinned_driver(selectors: Any) -> str | None:
             if match:
                 return match.group(1) if match.group(1) is not None else match.group(2)
     return None
-
-
-def folder(obj: ApiObject) -> PurePath:
-    """The absolute folder of an object's file (stdin counts as the current folder)."""
-    return PurePath(os.path.abspath(obj.file)).parent
 
 
 def in_scope(ctx: LintContext, obj: ApiObject, scope: PurePath) -> bool:

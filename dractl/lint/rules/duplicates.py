@@ -8,7 +8,7 @@ from dractl.api.model import ApiObject
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
-from dractl.lint.rules._common import where
+from dractl.lint.rules._common import folder, related_folders, where
 
 # Kinds without a namespace: the apiserver clears a `metadata.namespace` on them (BeforeCreate),
 # so it does not make another object.
@@ -116,11 +116,13 @@ def conflicting_object_across_files(ctx: LintContext) -> Iterator[Finding]:
     """Two files define the same object (kind, namespace, name) differently.
 
     Why:
-    Applied together, the file applied last wins and the other definition is silently lost. In a
-    folder of independent examples, each meant to be applied on its own, that is expected;
-    in the manifests of one deployment it is a mistake. Identical definitions (a Namespace
-    that several files create) are not reported, nor are objects that are also in the
-    `--context` files (a cluster dump is expected to hold what is being linted).
+    Applied together, the file applied last wins and the other definition is silently lost. In
+    the manifests of one deployment that is a mistake. Only files of one folder, or of a folder
+    and the folders below it, are compared: sibling folders of a repository usually hold
+    independent examples (one per accelerator, one per cloud), each applied on its own.
+    Identical definitions (a Namespace that several files create) are not reported, nor are
+    objects that are also in the `--context` files (a cluster dump is expected to hold what is
+    being linted).
 
     Bad:
         # claims/gpu.yaml
@@ -157,7 +159,9 @@ def conflicting_object_across_files(ctx: LintContext) -> Iterator[Finding]:
               exactly: {deviceClassName: gpu.example.com, count: 2}
     """
     for obj, earlier in _duplicates(ctx):
-        if obj.file != earlier.file and _content(obj) != _content(earlier):
+        if obj.file == earlier.file or not related_folders(folder(obj), folder(earlier)):
+            continue
+        if _content(obj) != _content(earlier):
             yield Finding(
                 f"{_what(obj)} is also defined, differently, at {where(earlier)}: applied "
                 "together, only the definition applied last takes effect",
@@ -181,18 +185,31 @@ def _content(obj: ApiObject) -> object:
 
 
 def _duplicates(ctx: LintContext) -> list[tuple[ApiObject, ApiObject]]:
-    """``(object, the first object with the same identity)`` for every repeated object."""
+    """``(object, an earlier object with the same identity)`` for every repeated object: the
+    first earlier one of another file in a related folder that says something else, else the
+    first earlier one."""
     key = "duplicates.pairs"
     if key not in ctx.cache:
-        first: dict[tuple[str, str, str, str], ApiObject] = {}
+        groups: dict[tuple[str, str, str, str], list[ApiObject]] = {}
         pairs = []
         for obj in ctx.workspace.checked:
             ident = identity(obj)
             if ident is None:
                 continue
-            earlier = first.setdefault(ident, obj)
-            if earlier is not obj:
-                pairs.append((obj, earlier))
+            earlier = groups.setdefault(ident, [])
+            if earlier:
+                conflicting = next(
+                    (
+                        e
+                        for e in earlier
+                        if e.file != obj.file
+                        and related_folders(folder(obj), folder(e))
+                        and _content(e) != _content(obj)
+                    ),
+                    None,
+                )
+                pairs.append((obj, conflicting or earlier[0]))
+            earlier.append(obj)
         ctx.cache[key] = pairs
     result: list[tuple[ApiObject, ApiObject]] = ctx.cache[key]
     return result
