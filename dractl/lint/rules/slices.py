@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from dractl.api.model import ApiObject
@@ -19,7 +20,7 @@ from dractl.api.paths import Key
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
-from dractl.lint.rules._common import did_you_mean, key_position, where
+from dractl.lint.rules._common import did_you_mean, folder, key_position, where
 
 
 @dataclass
@@ -404,7 +405,9 @@ def slice_node_unknown(ctx: LintContext) -> Iterator[Finding]:
     Why:
     When the inputs include the cluster's Nodes (for example a `--context` dump), a slice for
     a node that is not one of them is stale or misspelled: its devices are offered on no node.
-    Checked only when the inputs hold Nodes.
+    Checked only when the inputs hold Nodes: every `--context` Node, and the linted Nodes of
+    the slice's own folder or a folder above it (another folder's Nodes may belong to another
+    example cluster).
 
     Bad:
         apiVersion: v1
@@ -433,16 +436,27 @@ def slice_node_unknown(ctx: LintContext) -> Iterator[Finding]:
           devices: [{name: gpu-0}]
     """
     ws = ctx.workspace
-    nodes = ws.nodes
-    if not nodes:
+    if not ws.nodes:
         return
+    by_folder: dict[PurePath, set[str]] = {}
     for obj in ws.slices:
         if ws.is_context(obj):
             continue
+        here = folder(obj)
+        if here not in by_folder:
+            by_folder[here] = {
+                name
+                for name, node in ws.nodes.items()
+                if ws.is_context(node) or here.is_relative_to(folder(node))
+            }
+        nodes = by_folder[here]
+        if not nodes:
+            continue
+        among = f"{len(nodes)} Node{'s' if len(nodes) != 1 else ''} of the inputs"
         node = obj.get(("spec", "nodeName"))
         if isinstance(node, str) and node and node not in nodes:
             yield Finding(
-                f'node "{node}" is not among the {len(nodes)} Nodes of the inputs',
+                f'node "{node}" is not among the {among}',
                 ("spec", "nodeName"),
                 obj=obj,
             )
@@ -450,8 +464,7 @@ def slice_node_unknown(ctx: LintContext) -> Iterator[Finding]:
             node = device.get("nodeName")
             if isinstance(node, str) and node and node not in nodes:
                 yield Finding(
-                    f'device "{device.get("name")}": node "{node}" is not among the '
-                    f"{len(nodes)} Nodes of the inputs",
+                    f'device "{device.get("name")}": node "{node}" is not among the {among}',
                     ("spec", "devices", j, "nodeName"),
                     obj=obj,
                 )
