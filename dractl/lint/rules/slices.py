@@ -6,6 +6,10 @@ Counter sets: Kubernetes 1.34 keeps `sharedCounters` in the slice of the devices
 them (and the apiserver checks the references); from 1.35 on a slice holds either
 `sharedCounters` or `devices`, and devices consume the counter sets of any slice of their pool,
 which only the scheduler checks.
+
+Which slices form a pool: the `--context` slices and the linted slices of related folders (one
+folder holds the other). A repository's sibling folders often hold example slices of separate
+clusters that reuse pool names (`node-1`); they are not one pool.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dractl.api.paths import Key
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
-from dractl.lint.rules._common import did_you_mean, folder, key_position, where
+from dractl.lint.rules._common import did_you_mean, folder, key_position, related_folders, where
 
 
 @dataclass
@@ -39,15 +43,24 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def current_pools(ctx: LintContext) -> list[Pool]:
-    """Every pool with the slices of its newest generation (computed once per run)."""
-    key = "slices.current_pools"
+def current_pools(ctx: LintContext, here: PurePath | None = None) -> list[Pool]:
+    """Every pool with the slices of its newest generation (computed once per run and view).
+
+    With ``here``, only the slices seen from that folder: the `--context` ones and the linted
+    ones of a folder that holds it or that it holds.
+    """
+    key = ("slices.current_pools", here)
     if key not in ctx.cache:
         ws = ctx.workspace
+        seen = [
+            o
+            for o in ws.slices
+            if here is None or ws.is_context(o) or related_folders(folder(o), here)
+        ]
         # One slice per name, as the cluster would hold it: a linted slice replaces the
         # --context copy of itself, and of two linted copies the last one applied wins.
         winners: dict[str, ApiObject] = {}
-        for obj in sorted(ws.slices, key=lambda o: not ws.is_context(o)):  # stable: context first
+        for obj in sorted(seen, key=lambda o: not ws.is_context(o)):  # stable: context first
             winners[obj.name or f"#{id(obj)}"] = obj
         kept = {id(o) for o in winners.values()}
         pools = []
@@ -92,6 +105,22 @@ def _first_checked(ctx: LintContext, slices: list[ApiObject]) -> ApiObject | Non
     return next((s for s in slices if not ctx.workspace.is_context(s)), None)
 
 
+def pool_views(ctx: LintContext) -> Iterator[tuple[PurePath, list[Pool]]]:
+    """``(folder, the pools seen from it)`` for every folder holding linted slices.
+
+    A rule reports, in each view, only on the slices of that folder: every slice is judged
+    once, with the pools it belongs to.
+    """
+    ws = ctx.workspace
+    folders = sorted({folder(o) for o in ws.slices if not ws.is_context(o)})
+    for here in folders:
+        yield here, current_pools(ctx, here)
+
+
+def _in(obj: ApiObject, here: PurePath) -> bool:
+    return folder(obj) == here
+
+
 @rule("DRA320", "pool-slice-count-mismatch", Severity.WARNING, scope="set")
 def pool_slice_count_mismatch(ctx: LintContext) -> Iterator[Finding]:
     """Slices of one pool and generation disagree on `resourceSliceCount`.
@@ -101,6 +130,8 @@ def pool_slice_count_mismatch(ctx: LintContext) -> Iterator[Finding]:
     slice it sees, so with disagreeing counts whether the pool counts as complete depends on
     the order the slices happen to be listed in. A driver that publishes such slices is
     usually in the middle of a botched update; bump `pool.generation` when the count changes.
+    Linted slices of sibling folders are not one pool (for this rule and DRA321-DRA323): a
+    repository's folders of example clusters often reuse pool names.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -133,14 +164,19 @@ def pool_slice_count_mismatch(ctx: LintContext) -> Iterator[Finding]:
           pool: {name: node-1, generation: 1, resourceSliceCount: 2}
           devices: [{name: gpu-1}]
     """
-    for pool in current_pools(ctx):
+    for here, pools in pool_views(ctx):
+        yield from _slice_count_mismatch(pools, here)
+
+
+def _slice_count_mismatch(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
+    for pool in pools:
         first = next((s for s in pool.slices if _count(s) is not None), None)
         if first is None:
             continue
         expected = _count(first)
         for obj in pool.slices:
             count = _count(obj)
-            if count is None or count == expected:
+            if count is None or count == expected or not _in(obj, here):
                 continue
             yield Finding(
                 f'pool "{pool.id}" generation {pool.generation}: this slice says '
@@ -184,28 +220,40 @@ def pool_incomplete(ctx: LintContext) -> Iterator[Finding]:
     Upstream:
     kubernetes/dynamic-resource-allocation structured/internal: GatherPools (IsIncomplete).
     """
-    for pool in current_pools(ctx):
-        counts = {_count(s) for s in pool.slices} - {None}
-        if len(counts) != 1:
-            continue  # missing counts are schema errors, disagreeing ones DRA320
-        (declared,) = counts
-        have = len(pool.slices)
-        if have == declared or declared is None or declared < 1:
-            continue  # a count below 1 is the apiserver's to reject
-        obj = _first_checked(ctx, pool.slices)
-        if obj is None:
-            continue
-        if have < declared:
-            detail = f"the inputs hold only {have} of its {declared} slices"
-        else:
-            detail = f"the inputs hold {have} slices, but resourceSliceCount is {declared}"
-        yield Finding(
-            f'pool "{pool.id}" generation {pool.generation} is incomplete: {detail}; the '
-            "scheduler treats it as being updated (allocationMode All fails, and newer "
-            "schedulers allocate none of its devices)",
-            ("spec", "pool", "resourceSliceCount"),
-            obj=obj,
-        )
+    reported: set[tuple[str, frozenset[int]]] = set()
+    for here, pools in pool_views(ctx):
+        for pool in pools:
+            # A pool seen alike from several related folders is reported once.
+            seen = (pool.id, frozenset(id(s) for s in pool.slices))
+            if seen not in reported:
+                found = _incomplete(ctx, pool, here)
+                if found is not None:
+                    reported.add(seen)
+                    yield found
+
+
+def _incomplete(ctx: LintContext, pool: Pool, here: PurePath) -> Finding | None:
+    counts = {_count(s) for s in pool.slices} - {None}
+    if len(counts) != 1:
+        return None  # missing counts are schema errors, disagreeing ones DRA320
+    (declared,) = counts
+    have = len(pool.slices)
+    if have == declared or declared is None or declared < 1:
+        return None  # a count below 1 is the apiserver's to reject
+    obj = _first_checked(ctx, [s for s in pool.slices if _in(s, here)])
+    if obj is None:
+        return None
+    if have < declared:
+        detail = f"the inputs hold only {have} of its {declared} slices"
+    else:
+        detail = f"the inputs hold {have} slices, but resourceSliceCount is {declared}"
+    return Finding(
+        f'pool "{pool.id}" generation {pool.generation} is incomplete: {detail}; the '
+        "scheduler treats it as being updated (allocationMode All fails, and newer "
+        "schedulers allocate none of its devices)",
+        ("spec", "pool", "resourceSliceCount"),
+        obj=obj,
+    )
 
 
 @rule("DRA322", "pool-duplicate-device", Severity.ERROR, scope="set")
@@ -250,7 +298,12 @@ def pool_duplicate_device(ctx: LintContext) -> Iterator[Finding]:
     Upstream:
     kubernetes/dynamic-resource-allocation structured/internal: validateDeviceNames.
     """
-    for pool in current_pools(ctx):
+    for here, pools in pool_views(ctx):
+        yield from _duplicate_devices(pools, here)
+
+
+def _duplicate_devices(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
+    for pool in pools:
         seen: dict[str, ApiObject] = {}
         for obj in pool.slices:
             names_here: set[str] = set()
@@ -262,6 +315,8 @@ def pool_duplicate_device(ctx: LintContext) -> Iterator[Finding]:
                 other = seen.get(name)
                 if other is None:
                     seen[name] = obj
+                    continue
+                if not _in(obj, here):
                     continue
                 yield Finding(
                     f'device "{name}" is also published by slice "{other.name}" '
@@ -335,14 +390,19 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
     """
     if ctx.features.release == "1.34" or not ctx.features.enabled("DRAPartitionableDevices"):
         return
-    for pool in current_pools(ctx):
+    for here, pools in pool_views(ctx):
+        yield from _counter_set_references(pools, here)
+
+
+def _counter_set_references(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
+    for pool in pools:
         pool_sets: dict[str, tuple[ApiObject, dict[str, Any]]] = {}
         for obj in pool.slices:
             for k, name, counters in _counter_sets(obj):
                 other = pool_sets.get(name)
                 if other is None:
                     pool_sets[name] = (obj, counters)
-                elif other[0] is not obj:  # twice in one slice is the apiserver's to reject
+                elif other[0] is not obj and _in(obj, here):  # twice in one slice: apiserver
                     yield Finding(
                         f'counter set "{name}" is also defined by slice "{other[0].name}" '
                         f'({where(other[0])}) of pool "{pool.id}": the scheduler marks the pool '
@@ -351,6 +411,8 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
                         obj=obj,
                     )
         for obj in pool.slices:
+            if not _in(obj, here):
+                continue
             for j, device in _devices(obj):
                 consumptions = device.get("consumesCounters")
                 if not isinstance(consumptions, list):
