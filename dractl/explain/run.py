@@ -22,6 +22,7 @@ from dractl.explain.inputs import (
 
 if TYPE_CHECKING:
     from dractl.allocator import NodeInfo, Outcome
+    from dractl.api.model import ApiObject
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -169,11 +170,14 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
         )
     if skipped:
         notes.append(skipped)
-    rules = [
-        obj.qualified_name or obj.name or "?"
-        for obj in workspace.all
-        if obj.group == GROUP and obj.kind == "DeviceTaintRule"
-    ]
+    notes.extend(_rejected_by_apiserver(workspace, units, features))
+    rules = sorted(
+        {
+            obj.qualified_name or obj.name or "?"
+            for obj in workspace.all
+            if obj.group == GROUP and obj.kind == "DeviceTaintRule"
+        }
+    )
     if rules and not device_taint_rules_enabled(features):
         gate = "DRADeviceTaints" if features.release == "1.34" else "DRADeviceTaintRules"
         notes.append(
@@ -221,6 +225,41 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             node_results.append(NodeResult(node.name, outcome.status, outcome.error, outcome))
         results.append(UnitResult(unit, node_results))
     return Explanation(features.release, str(allocator.implementation), results, notes)
+
+
+def _rejected_by_apiserver(
+    workspace: Workspace, units: list[AllocationUnit], features: Features
+) -> list[str]:
+    """Notes on the claims, templates and classes explained that the apiserver would refuse.
+
+    The scheduler never sees such an object, and the allocator's answer for it (often an
+    error such as "CEL expression empty") says little about the mistake; the note names the
+    first problem with its position. Slices are left to `dractl lint`: a dump holds many.
+    """
+    from dractl.api.defaults import apply_defaults
+    from dractl.api.validation import check_create
+
+    sources: dict[int, ApiObject] = {}
+    for unit in units:
+        for claim in unit.claims:
+            sources.setdefault(id(claim.source), claim.source)
+            for name in _class_names(claim.data):
+                device_class = workspace.device_classes.get(name)
+                if device_class is not None:
+                    sources.setdefault(id(device_class), device_class)
+    notes = []
+    for obj in sources.values():
+        if not obj.dra:
+            continue
+        errors = check_create(obj.kind, apply_defaults(obj.kind, obj.data, obj.version), features).errors
+        if not errors:
+            continue
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        notes.append(
+            f"{obj.position(errors[0].where)}: {obj.kind} {obj.qualified_name}: the apiserver would "
+            f"reject it: {errors[0]}{more}; dractl lint shows every problem"
+        )
+    return notes
 
 
 def _subrequest_ranks(claims: list[ClaimInput]) -> list[dict[str, int]]:

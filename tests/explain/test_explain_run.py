@@ -148,3 +148,18 @@ def test_many_nodes_read_as_a_summary_then_one_node_per_outcome() -> None:
     verbose = io.StringIO()
     render_text(result, verbose, verbose=True, color=False)
     assert sum(line.startswith(("✓ node", "✗ node")) for line in verbose.getvalue().splitlines()) == 12
+
+
+def test_a_claim_the_apiserver_would_reject_is_named_with_its_first_problem() -> None:
+    # `expression` one level too high: `cel` is null (a mistake found in published examples).
+    broken = CLAIM.replace("{name: gpu, exactly: {deviceClassName: gpu}}",
+                           "{name: gpu, exactly: {deviceClassName: gpu, selectors: [{cel: null, expression: 'true'}]}}")
+    result = _explain(CLUSTER, broken)
+    assert [n for n in result.notes if "apiserver would reject" in n] == [
+        "in.yaml:28:69: ResourceClaim ml/one-gpu: the apiserver would reject it: "
+        "spec.devices.requests[0].exactly.selectors[0].cel: Required value; dractl lint shows every problem"
+    ]
+    (node,) = result.units[0].nodes
+    # The allocator still answers as upstream's would, had the claim got through.
+    assert node.status == "error" and "CEL expression empty" in (node.error or "")
+    assert not any("apiserver would reject" in n for n in _explain(CLUSTER, CLAIM).notes)
