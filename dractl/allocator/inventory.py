@@ -9,7 +9,7 @@ and reused by every :meth:`Allocator.allocate <dractl.allocator.solver.Allocator
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -228,13 +228,44 @@ def _idle_fit(entry: CapacityEntry) -> bool:
     return not entry.has_policy or entry.default is not None
 
 
-def _taint_rule_matches(rule: Mapping[str, Any], device: DeviceEntry) -> bool:
+def _taint_rule_matches(rule: Mapping[str, Any], device: DeviceEntry,
+                        cel_match: Callable[[str, DeviceEntry], bool] | None,
+                        classes: Mapping[str, ClassEntry]) -> bool:
     selector = rule.get("deviceSelector") or {}
     for key, value in (("driver", device.id[0]), ("pool", device.id[1]), ("device", device.id[2])):
         wanted = selector.get(key)
         if wanted is not None and wanted != value:
             return False
-    return True
+    if cel_match is None:
+        return True
+    # 1.34's DeviceTaintSelector also selects by DeviceClass and CEL selectors (both removed
+    # in 1.35): a class that does not exist, a false selector or a CEL error means the rule
+    # does not apply to the device, as the scheduler's slice tracker decides.
+    class_name = selector.get("deviceClassName")
+    expressions: list[str | None] = []
+    if class_name is not None:
+        device_class = classes.get(str(class_name))
+        if device_class is None:
+            return False
+        expressions.extend(device_class.selectors)
+    expressions.extend(((s or {}).get("cel") or {}).get("expression") for s in selector.get("selectors") or [])
+    return all(expression is None or cel_match(expression, device) for expression in expressions)
+
+
+def taint_rule_cel_matcher(release: str, gates: Mapping[str, bool] | None = None) -> Callable[[str, DeviceEntry], bool]:
+    """CEL for 1.34's DeviceTaintRule selectors: true when the expression holds for the device."""
+
+    def matches(expression: str, device: DeviceEntry) -> bool:
+        from dractl.cel import CelDevice, compile_selector
+
+        try:
+            compiled = compile_selector(expression, release=release, gates=dict(gates or {}), purpose="stored")
+            return bool(compiled.evaluate(CelDevice(driver=device.id[0], attributes=device.attributes,
+                                                    capacity=device.capacity_raw)))
+        except Exception:  # compile or runtime error: the rule does not apply (upstream skips it)
+            return False
+
+    return matches
 
 
 class Inventory:
@@ -248,7 +279,11 @@ class Inventory:
         allocated_claims: Iterable[Any] = (),
         device_taint_rules: Iterable[Any] = (),
         consumable_capacity: bool = False,
+        taint_rule_cel: Callable[[str, DeviceEntry], bool] | None = None,
     ) -> None:
+        # `taint_rule_cel`: evaluates the deviceClassName / selectors of DeviceTaintRules
+        # (Kubernetes 1.34 only, see taint_rule_cel_matcher); None ignores those fields.
+        self.taint_rule_cel = taint_rule_cel
         self.classes: dict[str, ClassEntry] = {}
         for obj in classes:
             data = object_data(obj)
@@ -272,7 +307,8 @@ class Inventory:
         self.allocated = self._allocated_state(self.allocated_claims, consumable_capacity)
 
     @classmethod
-    def from_objects(cls, objects: Iterable[Any], *, consumable_capacity: bool = False) -> Inventory:
+    def from_objects(cls, objects: Iterable[Any], *, consumable_capacity: bool = False,
+                     taint_rule_cel: Callable[[str, DeviceEntry], bool] | None = None) -> Inventory:
         """Sorts objects by kind; claims count only when `status.allocation` is set."""
         classes, slices, claims, rules = [], [], [], []
         for obj in objects:
@@ -286,7 +322,7 @@ class Inventory:
             elif kind == "DeviceTaintRule":
                 rules.append(obj)
         return cls(classes=classes, slices=slices, allocated_claims=claims, device_taint_rules=rules,
-                   consumable_capacity=consumable_capacity)
+                   consumable_capacity=consumable_capacity, taint_rule_cel=taint_rule_cel)
 
     def _slice(self, data: dict[str, Any], input_index: int) -> SliceEntry:
         spec = data.get("spec") or {}
@@ -342,7 +378,7 @@ class Inventory:
             node_selector=ParsedSelector(device_selector) if device_selector is not None else None,
         )
         for rule in self.device_taint_rules:
-            if rule.get("taint") and _taint_rule_matches(rule, device):
+            if rule.get("taint") and _taint_rule_matches(rule, device, self.taint_rule_cel, self.classes):
                 device.taints = [*device.taints, dict(rule["taint"])]
         return device
 

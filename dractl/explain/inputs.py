@@ -220,6 +220,16 @@ def device_taint_rules_enabled(features: Features) -> bool:
     return features.enabled(gate)
 
 
+def taint_rule_selectors(features: Features) -> Any:
+    """The CEL matcher for DeviceTaintRules' deviceClassName and selectors, which exist (and
+    the scheduler evaluates) only in 1.34; None from 1.35 on, where the API has no such fields."""
+    if features.release != "1.34":
+        return None
+    from dractl.allocator.inventory import taint_rule_cel_matcher
+
+    return taint_rule_cel_matcher(features.release, features.gates)
+
+
 def allocator_objects(workspace: Workspace, features: Features) -> list[ApiObject]:
     """The objects the allocator's inventory reads: DRA objects (in the v1 shape) and, when
     the scheduler applies them, DeviceTaintRules; objects of other versions of

@@ -18,6 +18,7 @@ from dractl.explain.inputs import (
     allocator_objects,
     device_taint_rules_enabled,
     plan,
+    taint_rule_selectors,
 )
 
 if TYPE_CHECKING:
@@ -188,6 +189,7 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     inventory = Inventory.from_objects(
         allocator_objects(workspace, features),
         consumable_capacity=features.enabled("DRAConsumableCapacity"),
+        taint_rule_cel=taint_rule_selectors(features),
     )
     compiler = None
     if settings.cel_engine is not None:

@@ -163,3 +163,54 @@ def test_a_claim_the_apiserver_would_reject_is_named_with_its_first_problem() ->
     # The allocator still answers as upstream's would, had the claim got through.
     assert node.status == "error" and "CEL expression empty" in (node.error or "")
     assert not any("apiserver would reject" in n for n in _explain(CLUSTER, CLAIM).notes)
+
+
+TWO_GPUS = CLUSTER.replace("  - name: gpu-0\n", """\
+  - name: gpu-0
+    attributes: {model: {string: a100}}
+  - name: gpu-1
+    attributes: {model: {string: t4}}
+""")
+SELECTING_RULE = """\
+apiVersion: resource.k8s.io/v1alpha3
+kind: DeviceTaintRule
+metadata: {{name: drain}}
+spec:
+  deviceSelector:
+{selector}
+  taint: {{key: maintenance, effect: NoSchedule}}
+"""
+T4_CLASS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: t4}
+spec:
+  selectors:
+  - cel: {expression: 'device.attributes["gpu.example.com"].model == "t4"'}
+"""
+
+
+@pytest.mark.parametrize(
+    ("selector", "release", "tainted"),
+    [
+        ('    selectors: [{cel: {expression: \'device.attributes["gpu.example.com"].model == "a100"\'}}]',
+         "1.34", ["gpu-0"]),
+        ("    deviceClassName: t4", "1.34", ["gpu-1"]),
+        ("    deviceClassName: no-such-class", "1.34", []),
+        # A runtime error means the rule does not apply to that device.
+        ("    selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].missing == 1'}}]", "1.34", []),
+        # 1.35 has no deviceClassName / selectors: the apiserver drops them, and the rule
+        # (for driver gpu.example.com) taints every device of the driver.
+        ("    driver: gpu.example.com\n    deviceClassName: t4", "1.35", ["gpu-0", "gpu-1"]),
+    ],
+)
+def test_device_taint_rules_of_134_select_by_class_and_cel(selector: str, release: str, tainted: list[str]) -> None:
+    gates = {"DRADeviceTaints": True, "DRADeviceTaintRules": True} if release != "1.34" else {"DRADeviceTaints": True}
+    claim = CLAIM.replace("{deviceClassName: gpu}", "{deviceClassName: gpu, count: 2}")
+    result = _explain(TWO_GPUS, T4_CLASS, claim, SELECTING_RULE.format(selector=selector), release=release, gates=gates)
+    (node,) = result.units[0].nodes
+    assert node.outcome is not None and node.outcome.trace is not None
+    (request,) = node.outcome.trace.requests
+    rejected = sorted(d.name for d, r in request.rejections() if r.reason.value == "taint-not-tolerated")
+    assert rejected == tainted
+    assert node.allocated is (not tainted)

@@ -335,7 +335,7 @@ class _Solver:
     def findings(self) -> Iterator[Finding]:
         from dractl.allocator import Allocator, Inventory, NodeInfo
         from dractl.errors import DractlError
-        from dractl.explain.inputs import allocator_objects, decode_errors
+        from dractl.explain.inputs import allocator_objects, decode_errors, taint_rule_selectors
 
         features = self.ctx.features
         inputs = allocator_objects(self.ws, features)
@@ -363,7 +363,9 @@ class _Solver:
                     if o.kind != "ResourceSlice" or in_scope(self.ctx, o, scope)
                 ]
                 try:
-                    inventory = Inventory.from_objects(objects, consumable_capacity=consumable)
+                    inventory = Inventory.from_objects(
+                        objects, consumable_capacity=consumable, taint_rule_cel=taint_rule_selectors(features)
+                    )
                     allocator = Allocator(inventory, release=features.release, gates=features.gates)  # type: ignore[arg-type]
                 except DractlError:
                     continue
