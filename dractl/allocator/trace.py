@@ -284,6 +284,32 @@ class NodeTrace:
         ordered = sorted(counts.items(), key=lambda item: (item[0][0] not in _CONSTRAINTS, -item[1], item[0][1]))
         return [(reason, what, count) for (reason, what), count in ordered]
 
+    def unseen_counts(self) -> list[tuple[Reason, int]]:
+        """How many devices :meth:`unseen_devices` would list, per reason, largest first.
+
+        Counted per slice, not per device: a cluster of 1,000 nodes has thousands of devices
+        that each node cannot see.
+        """
+        if self.inventory is None or self.node_info is None:
+            return []
+        from dractl.allocator.pools import slice_visibility
+
+        usable = {device for pool in self.pool_objects for device in pool.devices}
+        status = {(p.driver, p.pool): p.status for p in self.pools}
+        counts: dict[Reason, int] = {}
+        for slice_entry in self.inventory.slices:
+            if slice_entry not in self.visible_slices:
+                reason = Reason.OTHER_NODE if slice_entry.node_name else slice_visibility(slice_entry, self.node_info).reason
+                counts[reason] = counts.get(reason, 0) + len(slice_entry.devices)
+                continue
+            pool = status.get((slice_entry.driver, slice_entry.pool))
+            reason = (Reason.POOL_INCOMPLETE if pool == "incomplete" else Reason.POOL_INVALID if pool == "invalid"
+                      else Reason.POOL_OUTDATED)
+            unused = sum(1 for device in slice_entry.devices if device not in usable)
+            if unused:
+                counts[reason] = counts.get(reason, 0) + unused
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0].value))
+
     def record_progress(self, results: list[list[Any]], claim_index: int, request: str, missing: int) -> None:
         total = sum(len(r) for r in results)
         if total > self.best.devices:

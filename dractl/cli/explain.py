@@ -110,10 +110,13 @@ def explain(
         json.dump(to_data(explanation, verbose), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        from ruamel.yaml import YAML
+        import yaml
 
-        yaml = YAML(typ="safe", pure=True)
-        yaml.default_flow_style = False
-        yaml.dump(to_data(explanation, verbose), sys.stdout)
+        # libyaml's emitter when PyYAML has it: the pure-Python one takes seconds per MB.
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        yaml.dump(
+            to_data(explanation, verbose), sys.stdout, Dumper=dumper, sort_keys=False,
+            default_flow_style=False, allow_unicode=True,
+        )
     if not explanation.satisfiable:
         raise typer.Exit(1)

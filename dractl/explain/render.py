@@ -73,6 +73,13 @@ def _node_explanation(trace: NodeTrace, verbose: bool) -> dict[str, Any]:
         "unavailable": [
             {"reason": reason, "message": message, "count": len(devices), "devices": devices}
             for reason, message, devices in grouped(trace.unseen_devices())
+        ]
+        if verbose
+        # Without --verbose one entry per reason, devices not named: on a large cluster every
+        # node would list every device of every other node.
+        else [
+            {"reason": reason.value, "message": _UNSEEN_SUMMARY[reason.value], "count": count, "devices": None}
+            for reason, count in trace.unseen_counts()
         ],
         "closest": None
         if best.devices < 0
@@ -88,6 +95,15 @@ def _node_explanation(trace: NodeTrace, verbose: bool) -> dict[str, Any]:
         },
         "steps": trace.steps,
     }
+
+
+_UNSEEN_SUMMARY = {
+    "other-node": "not available on this node (slices or devices for other nodes)",
+    "slice-ignored": "slice ignored: it uses a feature that is off",
+    "pool-outdated": "pool has a newer generation elsewhere",
+    "pool-incomplete": "pool is incomplete (being updated)",
+    "pool-invalid": "pool is invalid",
+}
 
 
 def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, Any]:
@@ -285,13 +301,15 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
             f"[bold]{escape(best.request)}[/] lacks {best.missing} more"
             + (f", blocked by {escape(blocked)}" if blocked else "")
         )
-    unseen = grouped(trace.unseen_devices())
-    if unseen:
-        count = sum(len(d) for _, _, d in unseen)
-        if verbose:
+    if verbose:
+        unseen = grouped(trace.unseen_devices())
+        if unseen:
+            count = sum(len(d) for _, _, d in unseen)
             yield f"  {count} device(s) of other nodes or unusable slices:"
             yield from _groups(unseen, verbose, "    ")
-        else:
+    else:
+        count = sum(n for _, n in trace.unseen_counts())
+        if count:
             yield f"  [dim]{count} device(s) not available on this node (--verbose lists them)[/]"
 
 

@@ -282,6 +282,11 @@ def test_devices_the_node_cannot_use_are_explained() -> None:
     assert outcome.status == "unschedulable"
     assert outcome.trace is not None
     unseen = {f"{d.slice.name}/{d.name}": r.message() for d, r in outcome.trace.unseen_devices()}
+    # The per-slice count (JSON without --verbose) agrees with the per-device list.
+    per_reason: dict[Any, int] = {}
+    for _, rejection in outcome.trace.unseen_devices():
+        per_reason[rejection.reason] = per_reason.get(rejection.reason, 0) + 1
+    assert dict(outcome.trace.unseen_counts()) == per_reason and len(per_reason) == 2
     assert unseen == {
         "there/gpu-0": "not available on this node (slice there is for node node-2)",
         "half/gpu-0": "pool gpu.example.com/half is incomplete (being updated)",

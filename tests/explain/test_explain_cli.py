@@ -74,3 +74,26 @@ def test_nodes_where_first_choices_fit_come_first(run_dractl) -> None:
     assert [n["name"] for n in nodes] == ["render-node-b", "render-node-a"]
     requests = [[r["request"] for r in n["allocations"][0]["allocation"]["devices"]["results"]] for n in nodes]
     assert requests == [["gpus/h100-pair", "gpus/h100-pair"], ["gpus/one-a100"]]
+
+
+def test_yaml_is_the_json_data_and_unavailable_devices_are_named_only_with_verbose(run_dractl) -> None:
+    import yaml
+
+    as_json = run_dractl("explain", "-o", "json", "examples/explain/gpu-pod/")
+    as_yaml = run_dractl("explain", "-o", "yaml", "examples/explain/gpu-pod/")
+    assert as_json.returncode == as_yaml.returncode == 0, as_json.stderr + as_yaml.stderr
+    data = json.loads(as_json.stdout)
+    assert yaml.safe_load(as_yaml.stdout) == data
+    cpu_node = next(n for n in data["nodes"] if n["name"] == "cpu-node-1")
+    # One entry per reason, counted, devices not named (a large cluster would name them all).
+    assert cpu_node["explanation"]["unavailable"] == [
+        {"reason": "other-node", "message": "not available on this node (slices or devices for other nodes)",
+         "count": 6, "devices": None},
+    ]
+    verbose = json.loads(run_dractl("explain", "-o", "json", "--verbose", "examples/explain/gpu-pod/").stdout)
+    cpu_node = next(n for n in verbose["nodes"] if n["name"] == "cpu-node-1")
+    groups = cpu_node["explanation"]["unavailable"]
+    assert sum(g["count"] for g in groups) == 6
+    assert sorted(d for g in groups for d in g["devices"]) == [
+        f"gpu.example.com/gpu-node-{n}/gpu-{i}" for n in (1, 2) for i in range(4 if n == 1 else 2)
+    ]
