@@ -38,6 +38,10 @@ class Pool:
     # Per selector set: positions (in `devices`) of devices whose selectors do not say no.
     candidates: dict[Any, list[int]] = field(default_factory=dict)
     allocated_counters: dict[str, dict[str, Fraction]] | None = None
+    # For explanations, per (selector set, binding enabled): the devices the selectors (or
+    # disabled binding conditions) rule out, with their rejection, and the matching devices.
+    # The same for every node that sees the pool.
+    explained: dict[Any, tuple[list[Any], list[DeviceEntry]]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:

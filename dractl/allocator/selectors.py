@@ -199,7 +199,7 @@ class SelectorEngine:
 class SelectorSet:
     """The selectors of one class and one request; `verdict(device)` is cached per device."""
 
-    __slots__ = ("_verdicts", "class_name", "class_selectors", "engine", "request_selectors")
+    __slots__ = ("_rejections", "_verdicts", "class_name", "class_selectors", "engine", "request_selectors")
 
     def __init__(
         self, engine: SelectorEngine, class_name: str, class_selectors: list[str | None],
@@ -210,6 +210,7 @@ class SelectorSet:
         self.class_selectors = class_selectors
         self.request_selectors = request_selectors
         self._verdicts: dict[DeviceEntry, Verdict | None] = {}
+        self._rejections: dict[Verdict, Rejection] = {}
 
     def verdict(self, device: DeviceEntry) -> Verdict | None:
         """None when every selector is true."""
@@ -247,6 +248,13 @@ class SelectorSet:
         verdict = self.verdict(device)
         if verdict is None:
             return None
+        # One Rejection per verdict: devices that fail alike share it.
+        found = self._rejections.get(verdict)
+        if found is None:
+            found = self._rejections[verdict] = self._rejection(verdict)
+        return found
+
+    def _rejection(self, verdict: Verdict) -> Rejection:
         owner = f"class {self.class_name}" if verdict.from_class else "the request"
         if verdict.error is None:
             reason = Reason.CLASS_SELECTOR_FALSE if verdict.from_class else Reason.REQUEST_SELECTOR_FALSE

@@ -137,9 +137,12 @@ _FORMATTERS: dict[Reason, Any] = {
 
 
 _CONSTRAINTS = frozenset({Reason.CONSTRAINT_CONFLICT, Reason.CONSTRAINT_MISSING_ATTRIBUTE})
+_NOT_CANDIDATES = frozenset({Reason.CLASS_SELECTOR_FALSE, Reason.REQUEST_SELECTOR_FALSE})
 # Not why a request falls short: devices its selectors rule out are no candidates, and a
 # device given back fitted (what blocked the devices after it is the reason).
-_NOT_BLOCKERS = frozenset({Reason.CLASS_SELECTOR_FALSE, Reason.REQUEST_SELECTOR_FALSE, Reason.GIVEN_BACK})
+_NOT_BLOCKERS = _NOT_CANDIDATES | {Reason.GIVEN_BACK}
+_GIVEN_BACK = Rejection(Reason.GIVEN_BACK)
+_BINDING_CONDITIONS = Rejection(Reason.BINDING_CONDITIONS)
 
 
 @dataclass(slots=True)
@@ -172,33 +175,92 @@ class RequestTrace:
     pools: list[Pool] = field(default_factory=list)
     binding_enabled: bool = True
 
-    def rejections(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
+    def rejections(self, *, ruled_out: bool = True) -> Iterator[tuple[DeviceEntry, Rejection]]:
         """Every device of the node's usable pools that was not chosen, with its reason.
 
-        Per device, in search order: the first reason the search recorded, else the
-        verdict of the request's selectors. Matching devices that the search never had to
-        look at (it stopped at the first solution) are left out.
+        Per pool: the devices the request's selectors rule out (or that have binding
+        conditions while binding is off), then the others in search order, with the first
+        reason the search recorded, else a selector's error, else "given back". Matching
+        devices that the search never had to look at (it stopped at the first solution) are
+        left out. `ruled_out=False` leaves out the first kind.
         """
         chosen = set(self.chosen)
         for pool in self.pools:
-            for device in pool.devices:
+            excluded, matching = self._pool_verdicts(pool)
+            if ruled_out:
+                yield from excluded
+            for device in matching:
                 if device.id in chosen:
                     continue
                 rejection = self.recorded.get(device)
-                if rejection is None and device.binding_conditions and not self.binding_enabled:
-                    rejection = Rejection(Reason.BINDING_CONDITIONS)
-                if rejection is None and self.selector_set is not None:
-                    rejection = self.selector_set.rejection(device)
+                if rejection is None:
+                    rejection = self._selector_rejection(device)
                 if rejection is None and device in self.picked:
-                    rejection = Rejection(Reason.GIVEN_BACK)
+                    rejection = _GIVEN_BACK
                 if rejection is not None:
                     yield device, rejection
+
+    def rejection_runs(self) -> Iterator[tuple[Rejection, list[DeviceEntry]]]:
+        """:meth:`rejections` with the devices of one rejection object together, as far as
+        the order allows: what a pool's selectors rule out comes as one run per verdict
+        (computed once for all nodes), so a large pool costs a few runs, not a loop."""
+        chosen = set(self.chosen)
+        for pool in self.pools:
+            yield from self._pool_runs(pool)
+            for device in self._pool_verdicts(pool)[1]:
+                if device.id in chosen:
+                    continue
+                rejection = self.recorded.get(device)
+                if rejection is None:
+                    rejection = self._selector_rejection(device)
+                if rejection is None and device in self.picked:
+                    rejection = _GIVEN_BACK
+                if rejection is not None:
+                    yield rejection, [device]
+
+    def _pool_runs(self, pool: Pool) -> list[tuple[Rejection, list[DeviceEntry]]]:
+        key = ("runs", self.selector_set, self.binding_enabled)
+        found = pool.explained.get(key)
+        if found is None:
+            runs: dict[int, tuple[Rejection, list[DeviceEntry]]] = {}
+            for device, rejection in self._pool_verdicts(pool)[0]:
+                runs.setdefault(id(rejection), (rejection, []))[1].append(device)
+            found = pool.explained[key] = (list(runs.values()), [])
+        return found[0]
+
+    def _selector_rejection(self, device: DeviceEntry) -> Rejection | None:
+        return self.selector_set.rejection(device) if self.selector_set is not None else None
+
+    def _pool_verdicts(self, pool: Pool) -> tuple[list[tuple[DeviceEntry, Rejection]], list[DeviceEntry]]:
+        """What the selectors say of the pool's devices, computed once for all nodes.
+
+        `(ruled out with their rejection, the others)`: a device with binding conditions
+        while binding is off, or a false selector, is ruled out; a selector that fails with
+        an error is not (the search meets it and stops, as upstream).
+        """
+        key = (self.selector_set, self.binding_enabled)
+        found = pool.explained.get(key)
+        if found is None:
+            excluded: list[tuple[DeviceEntry, Rejection]] = []
+            matching: list[DeviceEntry] = []
+            for device in pool.devices:
+                if device.binding_conditions and not self.binding_enabled:
+                    excluded.append((device, _BINDING_CONDITIONS))
+                    continue
+                rejection = self._selector_rejection(device)
+                if rejection is not None and rejection.reason in _NOT_CANDIDATES:
+                    excluded.append((device, rejection))
+                else:
+                    matching.append(device)
+            found = pool.explained[key] = (excluded, matching)
+        return found
 
     def candidates(self) -> list[DeviceEntry]:
         """Devices whose selectors match this request."""
         if self.selector_set is None:
             return []
-        return [d for pool in self.pools for d in pool.devices if self.selector_set.rejection(d) is None]
+        return [d for pool in self.pools for d in self._pool_verdicts(pool)[1]
+                if self.selector_set.rejection(d) is None]
 
 
 @dataclass(slots=True)
@@ -272,7 +334,8 @@ class NodeTrace:
         for entry in self.requests:
             if entry.claim_index != best.claim_index or entry.request != best.request:
                 continue
-            for _device, rejection in entry.rejections():
+            # With binding on, what is ruled out is ruled out by selectors: no blocker there.
+            for _device, rejection in entry.rejections(ruled_out=not entry.binding_enabled):
                 if rejection.reason in _NOT_BLOCKERS:
                     continue
                 if rejection.reason in _CONSTRAINTS:
@@ -294,7 +357,9 @@ class NodeTrace:
             return []
         from dractl.allocator.pools import slice_visibility
 
-        usable = {device for pool in self.pool_objects for device in pool.devices}
+        usable_slices = {s for pool in self.pool_objects if not pool.incomplete and not pool.invalid
+                         for s in pool.device_slices}
+        usable: set[DeviceEntry] | None = None
         status = {(p.driver, p.pool): p.status for p in self.pools}
         counts: dict[Reason, int] = {}
         for slice_entry in self.inventory.slices:
@@ -302,6 +367,10 @@ class NodeTrace:
                 reason = Reason.OTHER_NODE if slice_entry.node_name else slice_visibility(slice_entry, self.node_info).reason
                 counts[reason] = counts.get(reason, 0) + len(slice_entry.devices)
                 continue
+            if not slice_entry.devices or slice_entry in usable_slices:
+                continue  # every device of a slice of a usable pool is usable
+            if usable is None:
+                usable = {device for pool in self.pool_objects for device in pool.devices}
             pool = status.get((slice_entry.driver, slice_entry.pool))
             reason = (Reason.POOL_INCOMPLETE if pool == "incomplete" else Reason.POOL_INVALID if pool == "invalid"
                       else Reason.POOL_OUTDATED)

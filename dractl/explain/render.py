@@ -16,29 +16,56 @@ DEVICES_PER_REASON = 5  # device names listed per reason without --verbose
 SUMMARY_NODES = 3  # node names listed per line of the summary
 
 
-def _device_name(device: DeviceEntry) -> str:
+class Group:
+    """Devices turned down for one reason: how many, and their names (the first few, or all)."""
+
+    __slots__ = ("count", "devices", "message", "reason")
+
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
+        self.message = message
+        self.count = 0
+        self.devices: list[str] = []
+
+
+def grouped(items: Iterable[tuple[DeviceEntry, Rejection]], limit: int | None = None) -> list[Group]:
+    """Groups by reason and message, largest first, devices in input order; at most `limit`
+    device names per group (all with None), `count` is always the full number."""
+    return grouped_runs(((rejection, [device]) for device, rejection in items), limit)
+
+
+def grouped_runs(runs: Iterable[tuple[Rejection, list[DeviceEntry]]], limit: int | None = None) -> list[Group]:
+    """:func:`grouped` over runs of devices that share one rejection."""
     from dractl.allocator import format_device_id
 
-    return format_device_id(device.id)
+    # Rejections are mostly shared objects (one per selector verdict): messages are formatted
+    # once per object, keyed by identity, the object kept so that its id stays its own.
+    messages: dict[int, tuple[Rejection, Group]] = {}
+    groups: dict[tuple[str, str], Group] = {}
+    for rejection, devices in runs:
+        known = messages.get(id(rejection))
+        if known is None or known[0] is not rejection:
+            key = (rejection.reason.value, rejection.message())
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = Group(*key)
+            known = messages[id(rejection)] = (rejection, group)
+        group = known[1]
+        group.count += len(devices)
+        room = len(devices) if limit is None else limit - len(group.devices)
+        group.devices.extend(format_device_id(device.id) for device in devices[:room])
+    return sorted(groups.values(), key=lambda g: (-g.count, g.message))
 
 
-def grouped(items: Iterable[tuple[DeviceEntry, Rejection]]) -> list[tuple[str, str, list[str]]]:
-    """``(reason, message, devices)`` groups, largest first, devices in input order."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    for device, rejection in items:
-        groups.setdefault((rejection.reason.value, rejection.message()), []).append(
-            _device_name(device)
-        )
-    return sorted(
-        ((reason, message, devices) for (reason, message), devices in groups.items()),
-        key=lambda g: (-len(g[2]), g[1]),
-    )
+def _group_data(group: Group) -> dict[str, Any]:
+    return {"reason": group.reason, "message": group.message, "count": group.count, "devices": group.devices}
 
 
 def _request_data(request: RequestTrace, verbose: bool) -> dict[str, Any]:
     from dractl.allocator import format_device_id
 
-    rejected = grouped(request.rejections())
+    # Every device with --verbose; else the first few (count is the full number).
+    rejected = grouped_runs(request.rejection_runs(), None if verbose else DEVICES_PER_REASON)
     return {
         "claim": request.claim,
         "request": request.request,
@@ -47,10 +74,7 @@ def _request_data(request: RequestTrace, verbose: bool) -> dict[str, Any]:
         "count": request.count,
         "chosen": [format_device_id(d) for d in request.chosen],
         "candidates": len(request.candidates()),
-        "rejected": [
-            {"reason": reason, "message": message, "count": len(devices), "devices": devices}
-            for reason, message, devices in rejected
-        ],
+        "rejected": [_group_data(group) for group in rejected],
     }
 
 
@@ -70,10 +94,7 @@ def _node_explanation(trace: NodeTrace, verbose: bool) -> dict[str, Any]:
             for p in trace.pools
         ],
         "requests": [_request_data(r, verbose) for r in trace.requests],
-        "unavailable": [
-            {"reason": reason, "message": message, "count": len(devices), "devices": devices}
-            for reason, message, devices in grouped(trace.unseen_devices())
-        ]
+        "unavailable": [_group_data(group) for group in grouped(trace.unseen_devices())]
         if verbose
         # Without --verbose one entry per reason, devices not named: on a large cluster every
         # node would list every device of every other node.
@@ -289,7 +310,7 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
         )
         for device_id in request.chosen:
             yield f"    [green]chosen[/] {escape(format_device_id(device_id))}"
-        yield from _groups(grouped(request.rejections()), verbose, "    ")
+        yield from _groups(grouped_runs(request.rejection_runs(), None if verbose else DEVICES_PER_REASON), "    ")
     best = trace.best
     blockers = trace.blockers() if not result.allocated and best.request else []
     if not result.allocated and best.request and (best.devices > 0 or blockers):
@@ -304,9 +325,9 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
     if verbose:
         unseen = grouped(trace.unseen_devices())
         if unseen:
-            count = sum(len(d) for _, _, d in unseen)
+            count = sum(g.count for g in unseen)
             yield f"  {count} device(s) of other nodes or unusable slices:"
-            yield from _groups(unseen, verbose, "    ")
+            yield from _groups(unseen, "    ")
     else:
         count = sum(n for _, n in trace.unseen_counts())
         if count:
@@ -317,13 +338,12 @@ def _devices(count: int) -> str:
     return f"{count} device{'s' if count != 1 else ''}"
 
 
-def _groups(groups: list[tuple[str, str, list[str]]], verbose: bool, indent: str) -> Iterator[str]:
+def _groups(groups: list[Group], indent: str) -> Iterator[str]:
     from rich.markup import escape
 
-    for _, message, devices in groups:
-        listed = devices if verbose else devices[:DEVICES_PER_REASON]
-        more = "" if len(listed) == len(devices) else f", … {len(devices) - len(listed)} more"
+    for group in groups:
+        more = "" if len(group.devices) == group.count else f", … {group.count - len(group.devices)} more"
         yield (
-            f"{indent}[red]{len(devices)} device{'s' if len(devices) != 1 else ''}[/]: "
-            f"{escape(message)} [dim]({escape(', '.join(listed))}{more})[/]"
+            f"{indent}[red]{_devices(group.count)}[/]: "
+            f"{escape(group.message)} [dim]({escape(', '.join(group.devices))}{more})[/]"
         )

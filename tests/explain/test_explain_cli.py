@@ -97,3 +97,22 @@ def test_yaml_is_the_json_data_and_unavailable_devices_are_named_only_with_verbo
     assert sorted(d for g in groups for d in g["devices"]) == [
         f"gpu.example.com/gpu-node-{n}/gpu-{i}" for n in (1, 2) for i in range(4 if n == 1 else 2)
     ]
+
+
+def test_rejected_groups_name_five_devices_without_verbose(run_dractl, tmp_path: Path) -> None:
+    devices = "".join(f"  - {{name: nic-{i}}}\n" for i in range(12))
+    (tmp_path / "in.yaml").write_text(
+        (ROOT / "examples/explain/gpu-pod/cluster.yaml").read_text()
+        + (ROOT / "examples/explain/gpu-pod/pod.yaml").read_text().join(["---\n", "---\n"])
+        + "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: fabric}\n"
+        "spec:\n  driver: net.example.com\n  allNodes: true\n"
+        "  pool: {name: fabric, generation: 1, resourceSliceCount: 1}\n  devices:\n" + devices
+    )
+    for flags, named in (((), 5), (("--verbose",), 12)):
+        out = run_dractl("explain", "-o", "json", "--node", "gpu-node-2", *flags, str(tmp_path / "in.yaml"))
+        assert out.returncode == 0, out.stderr
+        (node,) = json.loads(out.stdout)["nodes"]
+        (request,) = node["explanation"]["requests"]
+        (group,) = [g for g in request["rejected"] if g["reason"] == "class-selector-false"]
+        assert group["count"] == 12 and len(group["devices"]) == named
+        assert group["devices"][:2] == ["net.example.com/fabric/nic-0", "net.example.com/fabric/nic-1"]
