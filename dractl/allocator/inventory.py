@@ -303,6 +303,9 @@ class Inventory:
             else:
                 self.slices_shared.append(entry)
             self.slices_by_pool.setdefault((entry.driver, entry.pool), []).append(entry)
+        # Devices of slices that name their node (and hold no counter sets): every other node
+        # counts them as "for another node" (explanations, without a loop per node).
+        self.node_slice_devices = sum(len(e.devices) for entries in self.slices_on_node.values() for e in entries)
         self.allocated_claims = [object_data(claim) for claim in allocated_claims]
         self.allocated = self._allocated_state(self.allocated_claims, consumable_capacity)
 

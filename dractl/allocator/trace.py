@@ -361,8 +361,12 @@ class NodeTrace:
                          for s in pool.device_slices}
         usable: set[DeviceEntry] | None = None
         status = {(p.driver, p.pool): p.status for p in self.pools}
-        counts: dict[Reason, int] = {}
-        for slice_entry in self.inventory.slices:
+        inventory = self.inventory
+        own = inventory.slices_on_node.get(self.node_info.name, [])
+        # Slices that name another node: counted at once, not looped over per node.
+        other = inventory.node_slice_devices - sum(len(e.devices) for e in own)
+        counts: dict[Reason, int] = {Reason.OTHER_NODE: other} if other else {}
+        for slice_entry in (*own, *inventory.slices_shared):
             if slice_entry not in self.visible_slices:
                 reason = Reason.OTHER_NODE if slice_entry.node_name else slice_visibility(slice_entry, self.node_info).reason
                 counts[reason] = counts.get(reason, 0) + len(slice_entry.devices)
