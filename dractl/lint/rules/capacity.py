@@ -261,8 +261,9 @@ def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
     The scheduler allocates all claims of a Pod on one node, with every selector, constraint,
     counter and taint applied; if no node has the devices, the Pod stays Pending with only
     "cannot allocate all claims". dractl runs the same allocator over the inputs' slices and
-    nodes, and names the request that falls short on the node that came closest; `dractl
-    explain` tells the full story. Checked when the inputs hold slices of the driver of every
+    nodes, and names the request that falls short on the node that came closest and what
+    blocks it there (a constraint, devices in use, a taint), as `dractl explain` summarises its
+    closest miss; `dractl explain` tells the full story. Checked when the inputs hold slices of the driver of every
     request (known from a `device.driver == "..."` selector of the class or the request);
     claims whose DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340)
     are left to those rules, and so are claims and classes the apiserver rejects for what the
@@ -357,10 +358,10 @@ class _Solver:
             if scope not in allocators:
                 allocators[scope] = None
                 nodes = self._nodes(NodeInfo, scope)
+                # Slices, claims already allocated and taint rules describe a cluster: only
+                # those in scope; DeviceClasses are looked up by name wherever they are.
                 objects = [
-                    o
-                    for o in inputs
-                    if o.kind != "ResourceSlice" or in_scope(self.ctx, o, scope)
+                    o for o in inputs if o.kind == "DeviceClass" or in_scope(self.ctx, o, scope)
                 ]
                 try:
                     inventory = Inventory.from_objects(
@@ -506,20 +507,31 @@ class _Solver:
             f"{n} node{'s' if n != 1 else ''}: {reason}" for reason, n in reasons.most_common(2)
         )
         traced = [
-            (node, outcome.trace.best)
+            (node, outcome.trace)
             for node, outcome in outcomes
             if outcome.status == "unschedulable" and outcome.trace is not None
         ]
         if traced:
             # The node where the search placed most devices, as `dractl explain` orders them.
-            node, best = max(traced, key=lambda t: t[1].devices)
+            node, trace = max(traced, key=lambda t: t[1].best.devices)
+            best = trace.best
+            request = best.request
+            if request and len(unit.claims) > 1 and best.claim_index < len(unit.claims):
+                request = f"{request} of claim {unit.claims[best.claim_index].qualified_name}"
             if best.request and best.devices == 0:
-                summary = f"request {best.request} gets no device on any node"
+                summary = f"request {request} gets no device on any node"
             elif best.request and best.missing:
                 summary = (
-                    f"closest is node {node.name}, where request {best.request} lacks "
+                    f"closest is node {node.name}, where request {request} lacks "
                     f"{best.missing} device{'s' if best.missing != 1 else ''}"
                 )
+                # What `dractl explain` names as blocking the closest miss.
+                blocked = ", ".join(
+                    f"{what} ({count} device{'s' if count != 1 else ''})"
+                    for _, what, count in trace.blockers()[:2]
+                )
+                if blocked:
+                    summary += f", blocked by {blocked}"
         pod = unit.pod
         subject = pod if pod is not None else unit.claims[0].source
         what = (
