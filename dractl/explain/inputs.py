@@ -105,18 +105,56 @@ def matches(selector: str, claim: ClaimInput) -> bool:
     return claim.namespace == "default" and claim.name == selector
 
 
-def plan(workspace: Workspace, claim_selectors: Iterable[str] = ()) -> list[AllocationUnit]:
+def _latest(objects: Iterable[ApiObject], notes: list[str] | None) -> set[int]:
+    """Ids of the objects that count: of several definitions of one object, the last one, as
+    applying the files in order would leave it; a note names the others."""
+    latest: dict[tuple[str, str, str], ApiObject] = {}
+    earlier: dict[tuple[str, str, str], list[ApiObject]] = {}
+    for obj in objects:
+        key = (obj.group, obj.kind, obj.qualified_name)
+        if key in latest:
+            earlier.setdefault(key, []).append(latest[key])
+        latest[key] = obj
+    if notes is not None:
+        for key, replaced in earlier.items():
+            kept = latest[key]
+            where = ", ".join(str(o.position()) for o in replaced)
+            notes.append(
+                f"{kept.kind} {kept.qualified_name} is defined more than once: explained as defined last "
+                f"({kept.position()}), not as at {where}"
+            )
+    return {id(obj) for obj in latest.values()}
+
+
+def plan(
+    workspace: Workspace, claim_selectors: Iterable[str] = (), notes: list[str] | None = None
+) -> list[AllocationUnit]:
     """The allocation units for the objects under check (context objects are only references).
 
     Raises :class:`InputError` naming what is missing when a pod references a claim or template
-    that is not in the input.
+    that is not in the input. Of an object defined more than once, the last definition counts
+    (`notes`, when given, gets a line saying so).
     """
     selectors = list(claim_selectors)
     units: list[AllocationUnit] = []
     referenced: set[str] = set()
+    counted = _latest(
+        (
+            obj
+            for obj in workspace.checked
+            if obj.name
+            and (
+                pod_spec(obj)[0] is not None
+                or (obj.dra and obj.kind in ("ResourceClaim", "ResourceClaimTemplate"))
+            )
+        ),
+        notes,
+    )
     for obj in workspace.checked:
         spec, _ = pod_spec(obj)
         if spec is None or not isinstance(spec.get("resourceClaims"), list):
+            continue
+        if obj.name and id(obj) not in counted:
             continue
         namespace = obj.effective_namespace or "default"
         pod_name = obj.name or "pod"
@@ -150,6 +188,8 @@ def plan(workspace: Workspace, claim_selectors: Iterable[str] = ()) -> list[Allo
             units.append(unit)
     loose: list[ClaimInput] = []
     for obj in workspace.checked:
+        if id(obj) not in counted:
+            continue
         if obj.kind == "ResourceClaim" and obj.dra and obj.name:
             claim = claim_from_object(obj)
             if claim.qualified_name not in referenced and not claim.allocated:

@@ -317,10 +317,15 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
         claims = unit.unit.claims
         claim = claims[best.claim_index].qualified_name if best.claim_index < len(claims) else "?"
         blocked = ", ".join(f"{what} ({_devices(count)})" for _, what, count in blockers)
+        if not blocked and not any(
+            r.claim_index == best.claim_index and r.request == best.request and r.candidates()
+            for r in trace.requests
+        ):
+            blocked = "no device matches its class and selectors"
         yield (
             f"  closest: {_devices(best.devices)} placed; claim {escape(claim)} request "
             f"[bold]{escape(best.request)}[/] lacks {best.missing} more"
-            + (f", blocked by {escape(blocked)}" if blocked else "")
+            + (f", blocked by {escape(blocked)}" if blocked and blockers else f": {escape(blocked)}" if blocked else "")
         )
     if verbose:
         unseen = grouped(trace.unseen_devices())

@@ -147,7 +147,8 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
 
     features = settings.features
     skipped = _unserved_objects(workspace)
-    units = plan(workspace, settings.claims)
+    notes: list[str] = []
+    units = plan(workspace, settings.claims, notes)
     if not units:
         raise InputError(
             "nothing to explain: the input has no unallocated ResourceClaim, "
@@ -163,7 +164,6 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             if name not in workspace.device_classes
         }
     )
-    notes = []
     if missing_classes:
         notes.append(
             f"DeviceClass {', '.join(missing_classes)} is not in the input: "

@@ -214,3 +214,33 @@ def test_device_taint_rules_of_134_select_by_class_and_cel(selector: str, releas
     rejected = sorted(d.name for d, r in request.rejections() if r.reason.value == "taint-not-tolerated")
     assert rejected == tainted
     assert node.allocated is (not tainted)
+
+
+def test_an_object_defined_twice_is_explained_once_as_defined_last() -> None:
+    two = CLAIM.replace("{deviceClassName: gpu}", "{deviceClassName: gpu, count: 2}")
+    result = _explain(CLUSTER, CLAIM, two)
+    (unit,) = result.units
+    (claim,) = unit.unit.claims
+    assert claim.data["spec"]["devices"]["requests"][0]["exactly"]["count"] == 2
+    assert [n for n in result.notes if "more than once" in n] == [
+        "ResourceClaim ml/one-gpu is defined more than once: explained as defined last (in.yaml:30:1), "
+        "not as at in.yaml:22:1"
+    ]
+
+
+def test_closest_miss_says_when_no_device_matches_the_request() -> None:
+    import io
+
+    from dractl.explain.render import render_text
+
+    two_requests = CLAIM.replace(
+        "    - {name: gpu, exactly: {deviceClassName: gpu}}\n",
+        "    - {name: gpu, exactly: {deviceClassName: gpu}}\n"
+        "    - {name: big, exactly: {deviceClassName: gpu, selectors: [{cel: {expression: 'false'}}]}}\n",
+    )
+    out = io.StringIO()
+    render_text(_explain(CLUSTER, two_requests), out, verbose=False, color=False)
+    assert (
+        "  closest: 1 device placed; claim ml/one-gpu request big lacks 1 more: "
+        "no device matches its class and selectors\n"
+    ) in out.getvalue()
