@@ -186,6 +186,36 @@ def test_counter_exhaustion_is_explained_with_needed_and_left() -> None:
     assert picked(solve(objects, [claim("c", request("r", count=2))])) == ["r:p/half-0", "r:p/half-1"]
 
 
+def test_counters_in_the_devices_slice_1_34_layout() -> None:
+    # 1.34: a slice holds its counter sets and the devices that consume them; counters are
+    # tracked per slice, and devices in use (from allocated claims) have consumed theirs.
+    def consumes(amount: str) -> list[dict[str, Any]]:
+        return [{"counterSet": "mem", "counters": {"gb": {"value": amount}}}]
+
+    layout = resource_slice("gpu-0", [device("half-0", consumesCounters=consumes("20Gi")),
+                                      device("half-1", consumesCounters=consumes("20Gi")),
+                                      device("whole", consumesCounters=consumes("40Gi"))],
+                          pool="p", sharedCounters=[{"name": "mem", "counters": {"gb": {"value": "40Gi"}}}])
+    busy = allocated("notebook", ("gpu.example.com", "p", "half-0"))
+    objects = [device_class("gpu", GPU), layout, busy]
+    gates = {"DRAPartitionableDevices": True}
+    one = claim("c", request("r"))
+    outcome = solve(objects, [one], release="1.34", gates=gates, trace=True)
+    assert outcome.status == "allocated" and picked(outcome) == ["r:p/half-1"]
+    two = solve(objects, [claim("c", request("r", count=2))], release="1.34", gates=gates, trace=True)
+    assert two.status == "unschedulable" and two.trace is not None
+    reasons = {d.name: r.message() for d, r in two.trace.requests[0].rejections()}
+    # First turned down while half-1 held the other 20Gi.
+    assert reasons["whole"] == "counter mem/gb exhausted: needs 40Gi, 0 left"
+    # Without the gate a device that consumes counters is never allocated.
+    off = solve(objects, [one], release="1.34", gates={"DRAPartitionableDevices": False}, trace=True)
+    assert off.status == "unschedulable" and off.trace is not None
+    assert {d.name: r.message() for d, r in off.trace.requests[0].rejections()} == {
+        "half-0": "in use by default/notebook",
+        "half-1": "consumes counters, but DRAPartitionableDevices is off",
+        "whole": "consumes counters, but DRAPartitionableDevices is off"}
+
+
 def test_order_ambiguity_is_reported_only_for_map_ordered_implementations() -> None:
     objects = [device_class("gpu", GPU), resource_slice("a", [device("gpu-0")], pool="pool-a", allNodes=True),
                resource_slice("b", [device("gpu-0")], pool="pool-b", allNodes=True)]
