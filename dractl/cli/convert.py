@@ -112,6 +112,7 @@ def convert(
             if not quiet or note.severity.value in ("error", "lossy", "dropped"):
                 typer.echo(str(note), err=True)
 
+    printable_statuses = (Status.CONVERTED, Status.UNCHANGED, Status.SKIPPED)
     changed = [r for r in results if r.changed]
     write_failed = False
     if diff:
@@ -121,9 +122,13 @@ def convert(
         for result in changed:
             typer.echo(f"would convert {result.source.path}", err=diff)
     elif in_place:
+        if not diff:
+            # stdin has nowhere to be written back: its text goes to stdout, changed or not
+            for result in results:
+                if result.source.real_path is None and result.status in printable_statuses:
+                    sys.stdout.write(result.text)
         for result in changed:
             if result.source.real_path is None:
-                sys.stdout.write(result.text)  # stdin: nowhere to write back
                 continue
             try:
                 write_atomic(
@@ -137,9 +142,7 @@ def convert(
             if not quiet:
                 typer.echo(f"converted {result.source.path}", err=True)
     elif not diff or output:
-        printable = [
-            r for r in results if r.status in (Status.CONVERTED, Status.UNCHANGED, Status.SKIPPED)
-        ]
+        printable = [r for r in results if r.status in printable_statuses]
         text = join_outputs([r.text for r in printable])
         if not output:
             sys.stdout.write(text)

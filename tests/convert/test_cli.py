@@ -88,8 +88,9 @@ def test_reads_stdin(run_dractl) -> None:
     assert result.stdout == CLAIM_V1
 
 
-def test_in_place_with_stdin_prints_the_result(run_dractl) -> None:
-    result = run_dractl("convert", "-w", "-", stdin=CLAIM_V1BETA1)
+@pytest.mark.parametrize("text", [CLAIM_V1BETA1, CLAIM_V1], ids=["converted", "unchanged"])
+def test_in_place_with_stdin_prints_the_result(run_dractl, text: str) -> None:
+    result = run_dractl("convert", "-w", "-", stdin=text)
     assert result.returncode == 0, result.stderr
     assert result.stdout == CLAIM_V1
 
