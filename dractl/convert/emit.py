@@ -12,6 +12,9 @@ from typing import Any
 
 _DIRECTIVE = re.compile(r"\A%YAML 1\.1\n---\n")
 _MARKER_LINE = re.compile(r"^(?:---)(?:[ \t].*)?(?:\r\n|\n|\r|$)")
+_MARKER_COMMENT = re.compile(r"^---[ \t]+(#.*?)[ \t]*(?:\r\n|\n|\r|$)")
+# A document end marker (always in column 0) and whatever follows it in the document's text.
+_END_AND_AFTER = re.compile(r"^\.\.\.(?:[ \t].*)?(?:\r\n|\n|\r|\Z)", re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -85,12 +88,23 @@ def emit_yaml(tree: Any, original: str, indentation: Indentation) -> str:
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
     text = _DIRECTIVE.sub("", buffer.getvalue(), count=1)
-    marker = _MARKER_LINE.match(original)
-    if marker:
-        text = marker.group() + text
+    comment = _MARKER_COMMENT.match(original)
+    if comment:
+        # ruamel.yaml writes the comment of the `---` line again on a line of its own
+        first, _, rest = text.partition("\n")
+        if first.strip() == comment.group(1):
+            text = rest
     newline = "\r\n" if "\r\n" in original else "\n"
     if newline != "\n":
         text = text.replace("\n", newline)
+    marker = _MARKER_LINE.match(original)
+    if marker:
+        text = marker.group() + text  # in the original's line break
+    # ruamel.yaml drops a document end marker (`...`) and the comments after it: they are
+    # copied from the original, which keeps the stream's separators as they were.
+    end = _END_AND_AFTER.search(original)
+    if end:
+        return text + original[end.start() :]
     if not original.endswith(("\n", "\r")):
         text = text.rstrip("\r\n")
     return text
