@@ -169,7 +169,8 @@ def plan(
                 if found is None:
                     raise InputError(
                         f"{obj.kind} {namespace}/{pod_name}: ResourceClaim {key} "
-                        f"(claim {claim_name!r}) is not in the input"
+                        f"(claim {claim_name!r}) is not in the input; add it "
+                        "(kubectl get resourceclaims -A -o yaml)"
                     )
                 referenced.add(key)
                 claim = claim_from_object(found)
@@ -180,7 +181,8 @@ def plan(
                 if template is None:
                     raise InputError(
                         f"{obj.kind} {namespace}/{pod_name}: ResourceClaimTemplate {key} "
-                        f"(claim {claim_name!r}) is not in the input"
+                        f"(claim {claim_name!r}) is not in the input; add it "
+                        "(kubectl get resourceclaimtemplates -A -o yaml)"
                     )
                 referenced.add("template:" + key)
                 unit.claims.append(claim_from_template(template, pod_name, str(claim_name)))

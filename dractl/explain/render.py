@@ -66,6 +66,7 @@ def _request_data(request: RequestTrace, verbose: bool) -> dict[str, Any]:
 
     # Every device with --verbose; else the first few (count is the full number).
     rejected = grouped_runs(request.rejection_runs(), None if verbose else DEVICES_PER_REASON)
+    candidates = request.candidates()
     return {
         "claim": request.claim,
         "request": request.request,
@@ -73,7 +74,9 @@ def _request_data(request: RequestTrace, verbose: bool) -> dict[str, Any]:
         "allocationMode": request.mode,
         "count": request.count,
         "chosen": [format_device_id(d) for d in request.chosen],
-        "candidates": len(request.candidates()),
+        "candidates": len(candidates),
+        # The devices themselves only with --verbose (a pool every node sees can be large).
+        "candidateDevices": [format_device_id(d.id) for d in candidates] if verbose else None,
         "rejected": [_group_data(group) for group in rejected],
     }
 

@@ -42,6 +42,11 @@ def test_json_contract(run_dractl) -> None:
     assert data["units"][0]["feasibleNodes"] == ["gpu-node-2"]
     closest = busy["explanation"]["closest"]
     assert (closest["request"], closest["missing"]) == ("gpus", 1)
+    assert (req["candidates"], req["candidateDevices"]) == (4, None)
+    verbose = json.loads(run_dractl("explain", "-o", "json", "-v", "--node", "gpu-node-1",
+                                    "examples/explain/gpu-pod/").stdout)
+    (verbose_request,) = verbose["nodes"][0]["explanation"]["requests"]
+    assert verbose_request["candidateDevices"] == [f"gpu.example.com/gpu-node-1/gpu-{i}" for i in range(4)]
     assert closest["blockedBy"] == [
         {"reason": "constraint-conflict", "message": "matchAttribute dra.example.com/numa", "count": 1},
         {"reason": "in-use", "message": "in use by serving/inference-0", "count": 2},
@@ -57,7 +62,10 @@ def test_fits_nowhere_exits_1(run_dractl) -> None:
 def test_missing_template_is_bad_input(run_dractl) -> None:
     out = run_dractl("explain", "examples/explain/gpu-pod/cluster.yaml", "-", stdin=(ROOT / "examples/explain/gpu-pod/pod.yaml").read_text().split("---")[1])
     assert out.returncode == 2
-    assert "ResourceClaimTemplate ml/two-gpus-same-numa (claim 'gpus') is not in the input" in out.stderr
+    assert out.stderr == (
+        "dractl: error: Pod ml/train-0: ResourceClaimTemplate ml/two-gpus-same-numa (claim 'gpus') is not in "
+        "the input; add it (kubectl get resourceclaimtemplates -A -o yaml)\n"
+    )
     assert "Traceback" not in out.stderr
 
 
