@@ -39,7 +39,11 @@ def explain(
     paths: Paths,
     claim: Annotated[
         list[str] | None,
-        typer.Option("--claim", help="Only this claim: NAME (namespace default) or NAMESPACE/NAME. Repeatable."),
+        typer.Option(
+            "--claim",
+            help="Only this claim (or the claims made from this template): NAME (namespace default) or "
+            "NAMESPACE/NAME. Repeatable.",
+        ),
     ] = None,
     node: Annotated[
         list[str] | None,

@@ -99,10 +99,10 @@ def claim_from_template(template: ApiObject, pod_name: str, claim_name: str) -> 
 
 
 def matches(selector: str, claim: ClaimInput) -> bool:
-    """``--claim NAME`` matches in ``default``; ``--claim NS/NAME`` exactly."""
-    if "/" in selector:
-        return selector == claim.qualified_name
-    return claim.namespace == "default" and claim.name == selector
+    """``--claim NAME`` matches in ``default``; ``--claim NS/NAME`` exactly. A claim made
+    from a template also answers to the template's name (its own name is only dractl's)."""
+    wanted = selector if "/" in selector else f"default/{selector}"
+    return wanted in (claim.qualified_name, claim.template)
 
 
 def _latest(objects: Iterable[ApiObject], notes: list[str] | None) -> set[int]:

@@ -108,6 +108,14 @@ def test_claim_selector_bare_name_is_in_default() -> None:
         plan(_workspace(LOOSE), ["nope"])
 
 
+def test_claim_selector_also_names_the_template_a_claim_is_made_from() -> None:
+    units = plan(_workspace(TEMPLATE, CLAIM, DEPLOYMENT), ["ml/gpu"])
+    assert [[c.qualified_name for c in u.claims] for u in units] == [["ml/train-gpus"]]
+    # A bare name is in namespace default: the template is in ml.
+    with pytest.raises(InputError, match="no claim in the input matches gpu"):
+        plan(_workspace(TEMPLATE, CLAIM, DEPLOYMENT), ["gpu"])
+
+
 def test_allocated_claims_are_in_use_not_allocated_again() -> None:
     ws = _workspace(LOOSE, ALLOCATED)
     assert [c.qualified_name for u in plan(ws) for c in u.claims] == ["default/single"]
