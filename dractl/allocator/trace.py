@@ -192,13 +192,19 @@ class RequestTrace:
             for device in matching:
                 if device.id in chosen:
                     continue
-                rejection = self.recorded.get(device)
-                if rejection is None:
-                    rejection = self._selector_rejection(device)
-                if rejection is None and device in self.picked:
-                    rejection = _GIVEN_BACK
+                rejection = self._matching_device_rejection(device)
                 if rejection is not None:
                     yield device, rejection
+
+    def _matching_device_rejection(self, device: DeviceEntry) -> Rejection | None:
+        """Why a device that the pool's selectors admit was not chosen: what the search
+        recorded, else its request's selectors, else that it was picked and given back."""
+        rejection = self.recorded.get(device)
+        if rejection is None:
+            rejection = self._selector_rejection(device)
+        if rejection is None and device in self.picked:
+            rejection = _GIVEN_BACK
+        return rejection
 
     def rejection_runs(self) -> Iterator[tuple[Rejection, list[DeviceEntry]]]:
         """:meth:`rejections` with the devices of one rejection object together, as far as
@@ -210,11 +216,7 @@ class RequestTrace:
             for device in self._pool_verdicts(pool)[1]:
                 if device.id in chosen:
                     continue
-                rejection = self.recorded.get(device)
-                if rejection is None:
-                    rejection = self._selector_rejection(device)
-                if rejection is None and device in self.picked:
-                    rejection = _GIVEN_BACK
+                rejection = self._matching_device_rejection(device)
                 if rejection is not None:
                     yield rejection, [device]
 
