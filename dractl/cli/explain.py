@@ -54,8 +54,21 @@ def explain(
         bool, typer.Option("--verbose", "-v", help="Every node and every rejected device, not a summary.")
     ] = False,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Stop the search after this many seconds (the scheduler's filter timeout).")
+        float,
+        typer.Option(
+            "--timeout",
+            help="Per node, as the scheduler's filterTimeout: a node whose search takes longer is "
+            "unschedulable (timed out); every other node is still evaluated.",
+        ),
     ] = 10.0,
+    run_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--run-timeout",
+            help="A budget for the whole run in seconds (default: none): nodes not searched by then are "
+            "reported as not evaluated.",
+        ),
+    ] = None,
     kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
     feature_gates: FeatureGates = None,
     cel_engine: CelEngine = None,
@@ -81,11 +94,14 @@ def explain(
         raise typer.BadParameter(f"unknown output {output!r}; choose text, json or yaml", param_hint="--output")
     if timeout <= 0:
         raise typer.BadParameter("must be positive", param_hint="--timeout")
+    if run_timeout is not None and run_timeout <= 0:
+        raise typer.BadParameter("must be positive", param_hint="--run-timeout")
     settings = ExplainSettings(
         features=features(kubernetes_version, feature_gates),
         claims=tuple(claim or ()),
         nodes=tuple(node or ()),
         timeout=timeout,
+        run_timeout=run_timeout,
         cel_engine=cel_engine_name(cel_engine),
     )
     input_limits = limits(max_file_size)

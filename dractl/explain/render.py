@@ -130,6 +130,9 @@ _UNSEEN_SUMMARY = {
 }
 
 
+_RESULTS = {"timeout": "unschedulable", "not-evaluated": "error"}
+
+
 def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, Any]:
     outcome = result.outcome
     allocations = None
@@ -141,11 +144,11 @@ def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, 
     return {
         "name": result.node,
         "unit": unit.unit.title,
-        # The contract's three results: a search stopped at the time limit is an error, as
-        # the scheduler's filter timeout makes it ("filter operation aborted: ...").
-        "result": "error" if result.status == "timeout" else result.status,
+        # The contract's three results: the scheduler's filter timeout makes a node
+        # unschedulable; a node the run's budget left unsearched is an error.
+        "result": _RESULTS.get(result.status, result.status),
         "error": result.error,
-        "timedOut": result.status == "timeout",
+        "timedOut": result.timed_out,
         "allocations": allocations,
         "orderAmbiguous": bool(outcome and outcome.order_ambiguous),
         "explanation": _node_explanation(outcome.trace, verbose)
@@ -272,7 +275,7 @@ def _short_reason(result: NodeResult) -> str:
     if result.allocated:
         return "allocated"
     if result.error:
-        return f"{result.status}: {result.error}"
+        return f"{_RESULTS.get(result.status, result.status)}: {result.error}"
     outcome = result.outcome
     if outcome is not None and outcome.trace is not None:
         best = outcome.trace.best

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from dractl.allocator import NodeInfo, Outcome
     from dractl.api.model import ApiObject
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResourcesArgs)
 
 
 @dataclass
@@ -33,17 +33,27 @@ class ExplainSettings:
     features: Features = field(default_factory=Features)
     claims: tuple[str, ...] = ()  # --claim selectors
     nodes: tuple[str, ...] = ()  # --node names; empty = every node the input knows of
-    timeout: float = DEFAULT_TIMEOUT  # for the whole run, like the scheduler's filter timeout
+    # Per node, as the scheduler's filterTimeout: the search on one node is aborted after it,
+    # that node is unschedulable, and every other node is still evaluated.
+    timeout: float = DEFAULT_TIMEOUT
+    run_timeout: float | None = None  # a budget for the whole run; None: no limit
     cel_engine: str | None = None
 
 
 @dataclass
 class NodeResult:
     node: str
-    status: str  # "allocated" | "unschedulable" | "error" | "timeout"
+    # "allocated" | "unschedulable" | "error" | "timeout" (the per-node timeout stopped the
+    # search: unschedulable, as the scheduler has it) | "not-evaluated" (the run's budget was
+    # spent before or during this node's search)
+    status: str
     error: str | None
-    outcome: Outcome | None  # None when the node was not evaluated (deadline passed, or a
-    # claim of the pod is already allocated for other nodes)
+    outcome: Outcome | None  # None when the node was not searched (the run's budget was spent,
+    # or a claim of the pod is already allocated for other nodes)
+
+    @property
+    def timed_out(self) -> bool:
+        return self.status in ("timeout", "not-evaluated")
 
     @property
     def allocated(self) -> bool:
@@ -200,7 +210,7 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     allocator = Allocator(inventory, release=features.release, gates=features.gates,  # type: ignore[arg-type]
                           compiler=compiler)
     nodes = _nodes(workspace, settings.nodes)
-    deadline = time.monotonic() + settings.timeout
+    run_deadline = None if settings.run_timeout is None else time.monotonic() + settings.run_timeout
     results = []
     for unit in units:
         node_results = []
@@ -211,22 +221,38 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             if blocked is not None:
                 node_results.append(NodeResult(node.name, "unschedulable", blocked, None))
                 continue
-            if time.monotonic() >= deadline:
-                node_results.append(
-                    NodeResult(
-                        node.name,
-                        "timeout",
-                        f"not evaluated: the time limit of {settings.timeout:g}s was reached",
-                        None,
-                    )
-                )
-                continue
-            outcome: Outcome = allocator.allocate(
-                node, [c.data for c in unit.claims], trace=True, deadline=deadline, timeout=None
-            )
-            node_results.append(NodeResult(node.name, outcome.status, outcome.error, outcome))
+            node_results.append(_search(allocator, node, unit, settings, run_deadline))
         results.append(UnitResult(unit, node_results))
     return Explanation(features.release, str(allocator.implementation), results, notes)
+
+
+def _search(allocator: Any, node: NodeInfo, unit: AllocationUnit, settings: ExplainSettings,
+            run_deadline: float | None) -> NodeResult:
+    """One node's Filter: the search, stopped by the per-node timeout or the run's budget."""
+    if run_deadline is not None and time.monotonic() >= run_deadline:
+        return NodeResult(node.name, "not-evaluated", _run_budget_spent(settings), None)
+    node_deadline = time.monotonic() + settings.timeout
+    deadline = node_deadline if run_deadline is None else min(node_deadline, run_deadline)
+    outcome: Outcome = allocator.allocate(
+        node, [c.data for c in unit.claims], trace=True, deadline=deadline, timeout=None
+    )
+    if outcome.status != "timeout":
+        return NodeResult(node.name, outcome.status, outcome.error, outcome)
+    if deadline < node_deadline:
+        return NodeResult(node.name, "not-evaluated", _run_budget_spent(settings), outcome)
+    # The scheduler's Filter turns the allocator's "filter operation aborted: context deadline
+    # exceeded" into this reason, and the node is unschedulable.
+    return NodeResult(
+        node.name,
+        "timeout",
+        f"timed out trying to allocate devices (the search stopped after --timeout {settings.timeout:g}s; "
+        "the explanation covers what it saw until then)",
+        outcome,
+    )
+
+
+def _run_budget_spent(settings: ExplainSettings) -> str:
+    return f"not evaluated: the run's time limit of {settings.run_timeout:g}s (--run-timeout) was reached"
 
 
 def _rejected_by_apiserver(

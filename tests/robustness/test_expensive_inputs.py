@@ -120,15 +120,45 @@ spec:
 )
 
 
-def test_explain_stops_the_search_at_its_timeout() -> None:
+# A second node whose GPUs all have a model: the same claim fits there at once.
+EASY_NODE = """\
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-2-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: node-2
+  pool: {name: node-2, generation: 1, resourceSliceCount: 1}
+  devices:
+""" + "".join(f"  - {{name: gpu-{i}, attributes: {{model: {{string: h100}}}}}}\n" for i in range(16))
+
+
+def test_explain_timeout_is_per_node_and_every_other_node_is_evaluated() -> None:
     start = time.monotonic()
-    code, stdout, stderr, cpu = run("explain", "--timeout", "0.5", "-o", "json", stdin=HOPELESS)
+    code, stdout, stderr, cpu = run("explain", "--timeout", "0.5", "-o", "json", stdin=HOPELESS + EASY_NODE)
     wall = time.monotonic() - start
-    assert code == 1, stderr
-    (node,) = json.loads(stdout)["nodes"]
-    assert (node["result"], node["timedOut"]) == ("error", True)
-    assert node["error"].startswith("filter operation aborted: context deadline exceeded")
+    assert code == 0, stderr
+    nodes = {node["name"]: node for node in json.loads(stdout)["nodes"]}
+    hopeless, easy = nodes["node-1"], nodes["node-2"]
+    # As the scheduler's filterTimeout: that node is unschedulable, the search ran up to the limit.
+    assert (hopeless["result"], hopeless["timedOut"]) == ("unschedulable", True)
+    assert hopeless["error"].startswith("timed out trying to allocate devices")
+    assert hopeless["explanation"]["steps"] > 1000
+    assert (easy["result"], easy["timedOut"], easy["error"]) == ("allocated", False, None)
     assert cpu < 3.0 and wall < 30, (cpu, wall)
+
+
+def test_explain_run_timeout_is_a_budget_for_the_whole_run() -> None:
+    code, stdout, stderr, _ = run("explain", "--run-timeout", "0.5", "-o", "json", stdin=HOPELESS + EASY_NODE)
+    assert code == 1, stderr
+    nodes = {node["name"]: node for node in json.loads(stdout)["nodes"]}
+    for name in ("node-1", "node-2"):  # node-1's search spent the budget; node-2 was not reached
+        assert (nodes[name]["result"], nodes[name]["timedOut"]) == ("error", True)
+        assert nodes[name]["error"] == "not evaluated: the run's time limit of 0.5s (--run-timeout) was reached"
+    assert nodes["node-1"]["explanation"] is not None and nodes["node-2"]["explanation"] is None
+    code, stdout, stderr, _ = run("explain", "--run-timeout", "0", "-o", "json", stdin=HOPELESS)
+    assert code == 2 and "--run-timeout" in stderr
 
 
 def test_lint_gives_up_on_the_search_within_its_budget() -> None:
