@@ -18,6 +18,7 @@ from dractl.api.schemas import load_schema
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 TIME = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
 POD_SPEC = "io.k8s.api.core.v1.PodSpec"
+POD_STATUS = "io.k8s.api.core.v1.PodStatus"
 POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 JOB_SPEC = "io.k8s.api.batch.v1.JobSpec"
 
@@ -50,6 +51,11 @@ _CORE_DEFS: dict[str, Any] = {
     "io.k8s.api.core.v1.PodResourceClaim": _struct(
         name=_STRING, resourceClaimName=_STRING, resourceClaimTemplateName=_STRING
     ),
+    # The names of the claims the resource-claim controller made from templates.
+    POD_STATUS: _struct(
+        resourceClaimStatuses={"type": "array", "items": _ref("io.k8s.api.core.v1.PodResourceClaimStatus")}
+    ),
+    "io.k8s.api.core.v1.PodResourceClaimStatus": _struct(name=_STRING, resourceClaimName=_STRING),
     POD_TEMPLATE_SPEC: _struct(metadata=_ref(OBJECT_META), spec=_ref(POD_SPEC)),
     **{spec: _struct(template=_ref(POD_TEMPLATE_SPEC)) for spec in _TEMPLATE_WORKLOADS.values()},
     "io.k8s.api.batch.v1.CronJobSpec": _struct(
@@ -113,6 +119,8 @@ def core_schema(release: str, group: str, version: str, kind: str) -> dict[str, 
     properties: dict[str, Any] = {"metadata": _ref(OBJECT_META)}
     if spec:
         properties["spec"] = _ref(spec)
+    if spec == POD_SPEC:  # a Pod
+        properties["status"] = _ref(POD_STATUS)
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "type": "object",

@@ -81,13 +81,13 @@ for _name, _module, _func in COMMANDS:
     app.command(_name, epilog=getattr(_loaded, "EPILOG", None))(getattr(_loaded, _func))
 
 
-def main() -> None:
+def main(prog_name: str = "dractl") -> None:
     # Reading manifests builds millions of small containers, almost none of them in cycles;
     # the collector's default threshold (700 allocations) makes it walk them over and over
     # (about 40% of the time to read 100,000 documents, 8% for 2,000; benchmarks/load.py).
     gc.set_threshold(100_000, 50, 100)
     try:
-        app(prog_name="dractl")
+        app(prog_name=prog_name)
     except DractlError as exc:
         typer.echo(f"dractl: error: {exc}", err=True)
         sys.exit(2)
@@ -104,3 +104,9 @@ def main() -> None:
             err=True,
         )
         sys.exit(2)
+
+
+def kubectl_plugin() -> None:
+    """``kubectl dra lint|convert|explain ...``: kubectl runs the ``kubectl-dra`` executable it
+    finds on PATH as its ``dra`` subcommand, with the arguments that follow."""
+    main("kubectl dra")

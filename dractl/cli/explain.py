@@ -26,6 +26,7 @@ from dractl.cli.options import (
 EPILOG = """
 [b]Examples[/b]
 
+  kubectl get resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates,nodes,pods -A -o yaml | dractl explain - --pod NS/NAME
   dractl explain examples/explain/gpu-pod/
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml | dractl explain pod.yaml -
   dractl explain --claim ml/two-gpus --node node-1 --verbose cluster.yaml claim.yaml
@@ -43,6 +44,15 @@ def explain(
             "--claim",
             help="Only this claim (or the claims made from this template): NAME (namespace default) or "
             "NAMESPACE/NAME. Repeatable.",
+        ),
+    ] = None,
+    pod: Annotated[
+        str | None,
+        typer.Option(
+            "--pod",
+            metavar="[NAMESPACE/]NAME",
+            help="Only this Pod of a cluster dump (namespace default): its claims, with those "
+            "the resource-claim controller made from templates; other claims' allocations are in use.",
         ),
     ] = None,
     node: Annotated[
@@ -99,6 +109,7 @@ def explain(
     settings = ExplainSettings(
         features=features(kubernetes_version, feature_gates),
         claims=tuple(claim or ()),
+        pod=pod,
         nodes=tuple(node or ()),
         timeout=timeout,
         run_timeout=run_timeout,

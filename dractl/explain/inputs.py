@@ -81,7 +81,7 @@ def claim_from_template(template: ApiObject, pod_name: str, claim_name: str) -> 
     spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
     meta = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
     namespace = template.effective_namespace or "default"
-    name = f"{pod_name}-{claim_name}"
+    name = generated_claim_name(pod_name, claim_name)
     annotations = dict(meta.get("annotations") or {})
     annotations[POD_CLAIM_NAME_ANNOTATION] = claim_name
     claim = {
@@ -96,6 +96,23 @@ def claim_from_template(template: ApiObject, pod_name: str, claim_name: str) -> 
         "spec": spec.get("spec") if isinstance(spec.get("spec"), dict) else {},
     }
     return ClaimInput(namespace, name, claim, template, template.qualified_name)
+
+
+def generated_claim_name(pod_name: str, claim_name: str) -> str:
+    """``<pod>-<claim>``: the resource-claim controller's base name for a claim it makes from a
+    template, both parts shortened in proportion past 57 characters as it does (it then adds
+    five random characters, which dractl cannot know)."""
+    base = f"{pod_name}-{claim_name}-"
+    if len(base) <= _MAX_BASE_NAME:
+        return base[:-1]
+    return (
+        pod_name[: len(pod_name) * _MAX_BASE_NAME // len(base)]
+        + "-"
+        + claim_name[: len(claim_name) * _MAX_BASE_NAME // len(base)]
+    )
+
+
+_MAX_BASE_NAME = 57  # room for five random characters in a name of 63
 
 
 def matches(selector: str, claim: ClaimInput) -> bool:
@@ -127,15 +144,21 @@ def _latest(objects: Iterable[ApiObject], notes: list[str] | None) -> set[int]:
 
 
 def plan(
-    workspace: Workspace, claim_selectors: Iterable[str] = (), notes: list[str] | None = None
+    workspace: Workspace,
+    claim_selectors: Iterable[str] = (),
+    notes: list[str] | None = None,
+    pod: str | None = None,
 ) -> list[AllocationUnit]:
     """The allocation units for the objects under check (context objects are only references).
 
     Raises :class:`InputError` naming what is missing when a pod references a claim or template
     that is not in the input. Of an object defined more than once, the last definition counts
-    (`notes`, when given, gets a line saying so).
+    (`notes`, when given, gets a line saying so). `pod` (``[NAMESPACE/]NAME``) keeps only that
+    Pod's unit: the other objects of a cluster dump are context (their allocated claims are in
+    use), and other pods' missing claims or templates are no error.
     """
     selectors = list(claim_selectors)
+    wanted_pod = None if pod is None else (pod if "/" in pod else f"default/{pod}")
     units: list[AllocationUnit] = []
     referenced: set[str] = set()
     counted = _latest(
@@ -156,8 +179,11 @@ def plan(
             continue
         if obj.name and id(obj) not in counted:
             continue
+        if wanted_pod is not None and (obj.kind != "Pod" or obj.qualified_name != wanted_pod):
+            continue
         namespace = obj.effective_namespace or "default"
         pod_name = obj.name or "pod"
+        generated = _generated_claims(obj)
         unit = AllocationUnit(f"{obj.kind.lower()} {namespace}/{pod_name}", [], pod=obj)
         for entry in spec["resourceClaims"]:
             if not isinstance(entry, dict):
@@ -176,7 +202,17 @@ def plan(
                 claim = claim_from_object(found)
                 (unit.preallocated if claim.allocated else unit.claims).append(claim)
             elif entry.get("resourceClaimTemplateName"):
+                made = generated.get(str(claim_name), _NOT_MADE)
+                if made is None:
+                    continue  # the controller decided that no claim is needed
                 key = f"{namespace}/{entry['resourceClaimTemplateName']}"
+                if made is not _NOT_MADE and f"{namespace}/{made}" in workspace.claims:
+                    # Made already (a cluster dump): that claim, allocated or not, is the one.
+                    referenced.update((f"{namespace}/{made}", "template:" + key))
+                    claim = claim_from_object(workspace.claims[f"{namespace}/{made}"])
+                    claim.template = key
+                    (unit.preallocated if claim.allocated else unit.claims).append(claim)
+                    continue
                 template = workspace.claim_templates.get(key)
                 if template is None:
                     raise InputError(
@@ -185,9 +221,28 @@ def plan(
                         "(kubectl get resourceclaimtemplates -A -o yaml)"
                     )
                 referenced.add("template:" + key)
-                unit.claims.append(claim_from_template(template, pod_name, str(claim_name)))
+                claim = claim_from_template(template, pod_name, str(claim_name))
+                if made is not _NOT_MADE:
+                    claim.name = claim.data["metadata"]["name"] = str(made)
+                unit.claims.append(claim)
         if unit.claims or unit.preallocated:
             units.append(unit)
+    if wanted_pod is not None and not units:
+        raise InputError(_pod_missing(workspace, wanted_pod))
+    loose = _loose_claims(workspace, counted, referenced) if wanted_pod is None else []
+    if loose:
+        units.append(AllocationUnit("claims " + ", ".join(c.qualified_name for c in loose), loose))
+    if selectors:
+        for unit in units:
+            unit.claims = [c for c in unit.claims if any(matches(s, c) for s in selectors)]
+        units = [u for u in units if u.claims]
+        if not units:
+            raise InputError(f"no claim in the input matches {', '.join(selectors)}")
+    return units
+
+
+def _loose_claims(workspace: Workspace, counted: set[int], referenced: set[str]) -> list[ClaimInput]:
+    """Unallocated claims and templates that no pod references, in input order."""
     loose: list[ClaimInput] = []
     for obj in workspace.checked:
         if id(obj) not in counted:
@@ -207,15 +262,38 @@ def plan(
             claim.name = obj.name
             claim.data["metadata"]["name"] = obj.name
             loose.append(claim)
-    if loose:
-        units.append(AllocationUnit("claims " + ", ".join(c.qualified_name for c in loose), loose))
-    if selectors:
-        for unit in units:
-            unit.claims = [c for c in unit.claims if any(matches(s, c) for s in selectors)]
-        units = [u for u in units if u.claims]
-        if not units:
-            raise InputError(f"no claim in the input matches {', '.join(selectors)}")
-    return units
+    return loose
+
+
+_NOT_MADE: Any = object()
+
+
+def _generated_claims(obj: ApiObject) -> dict[str, str | None]:
+    """A Pod's ``status.resourceClaimStatuses``: pod claim name -> the name of the claim the
+    resource-claim controller made from its template (None: the controller made none, as
+    none was needed). Pods the controller has not seen yet, and workloads, have none."""
+    if obj.kind != "Pod":
+        return {}
+    statuses = obj.get(("status", "resourceClaimStatuses"))
+    out: dict[str, str | None] = {}
+    for entry in statuses if isinstance(statuses, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            made = entry.get("resourceClaimName")
+            out[entry["name"]] = made if isinstance(made, str) and made else None
+    return out
+
+
+def _pod_missing(workspace: Workspace, wanted: str) -> str:
+    pods = [
+        obj.qualified_name
+        for obj in workspace.checked
+        if obj.kind == "Pod" and obj.group == "" and obj.name
+        and isinstance((pod_spec(obj)[0] or {}).get("resourceClaims"), list)
+    ]
+    if any(obj.kind == "Pod" and obj.qualified_name == wanted for obj in workspace.checked):
+        return f"Pod {wanted} has no claims to allocate (no resourceClaims, or none the controller made)"
+    known = f"; Pods with resourceClaims: {', '.join(pods[:10])}" if pods else "; the input has no Pod with resourceClaims"
+    return f"Pod {wanted} is not in the input (kubectl get pods -A -o yaml){known}"
 
 
 @dataclass(frozen=True)

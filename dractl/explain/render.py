@@ -202,8 +202,11 @@ def _text_lines(explanation: Explanation, verbose: bool) -> Iterator[str]:
     for unit in explanation.units:
         yield ""
         claims = ", ".join(
-            c.qualified_name + (f" (from template {c.template})" if c.template else "")
-            for c in unit.unit.claims
+            [
+                c.qualified_name + (f" (from template {c.template})" if c.template else "")
+                for c in unit.unit.claims
+            ]
+            + [f"{c.qualified_name} (allocated)" for c in unit.unit.preallocated]
         )
         if unit.unit.pod is None:
             # Claims and templates of their own: the title would only repeat their names.

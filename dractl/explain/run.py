@@ -32,6 +32,7 @@ DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResource
 class ExplainSettings:
     features: Features = field(default_factory=Features)
     claims: tuple[str, ...] = ()  # --claim selectors
+    pod: str | None = None  # --pod: only this Pod of the input
     nodes: tuple[str, ...] = ()  # --node names; empty = every node the input knows of
     # Per node, as the scheduler's filterTimeout: the search on one node is aborted after it,
     # that node is unschedulable, and every other node is still evaluated.
@@ -158,7 +159,7 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     features = settings.features
     skipped = _unserved_objects(workspace)
     notes: list[str] = []
-    units = plan(workspace, settings.claims, notes)
+    units = plan(workspace, settings.claims, notes, pod=settings.pod)
     if not units:
         raise InputError(
             "nothing to explain: the input has no unallocated ResourceClaim, "

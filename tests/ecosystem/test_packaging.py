@@ -113,6 +113,7 @@ def test_wheel_metadata_is_complete(dist: dict[str, Path]) -> None:
     ):
         assert dependency in required
     assert "dractl = dractl.cli:main" in entry_points
+    assert "kubectl-dra = dractl.cli:kubectl_plugin" in entry_points
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +192,26 @@ def test_installed_command_works_outside_the_checkout(installed: Path, tmp_path:
         if "No such command" in helped.stderr:
             continue  # a subcommand this build does not have yet
         assert helped.returncode == 0 and "Examples" in helped.stdout, name
+
+
+def test_kubectl_finds_the_plugin(installed: Path, tmp_path: Path) -> None:
+    """kubectl runs `kubectl-*` executables on PATH as plugins: `kubectl dra explain ...`."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed")
+    env = {**clean_env(), "PATH": os.pathsep.join([str(installed / "bin"), str(Path(kubectl).parent)]),
+           "KUBECONFIG": str(tmp_path / "no-kubeconfig")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([kubectl, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=300)
+
+    listed = run("plugin", "list")
+    assert str(installed / "bin" / "kubectl-dra") in listed.stdout, listed.stdout + listed.stderr
+    version = run("dra", "--version")
+    assert version.returncode == 0 and version.stdout.startswith("dractl "), version.stderr
+    helped = run("dra", "explain", "--help")
+    assert "Usage: kubectl dra explain" in helped.stdout
+    explained = run("dra", "explain", "--node", "gpu-node-2", "examples/explain/gpu-pod/")
+    assert explained.returncode == 0, explained.stderr
+    assert "1 of 1 node can allocate the claim" in explained.stdout
