@@ -42,7 +42,26 @@ from celpy.evaluation import CELEvalError, Evaluator
 from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines.celpy_syntax import COMPREHENSION_MACROS, check
+from dractl.cel.engines.celpy_library import (
+    library_functions,
+    list_index_of,
+    list_last_index_of,
+    on_string_or_list,
+    sort_by_keys,
+)
+from dractl.cel.engines.celpy_syntax import MACROS, check
+from dractl.cel.engines.celpy_values import (
+    GO_TYPES,
+    NO_SUCH_OVERLOAD,
+    NONE,
+    CelOptional,
+    Failure,
+    cel_equal,
+    equal,
+    failure,
+    is_number,
+    type_name,
+)
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
@@ -55,31 +74,6 @@ _ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevi
 logging.getLogger("celpy").setLevel(logging.CRITICAL)
 
 
-class _Failure(CELEvalError):
-    """An error whose message is already upstream's."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-
-
-def _failure(message: str) -> _Failure:
-    return _Failure(message)
-
-
-class CelOptional:
-    """cel-go's optional value: ``optional.of(x)`` or ``optional.none()``."""
-
-    __slots__ = ("present", "value")
-
-    def __init__(self, value: Any = None, present: bool = False) -> None:
-        self.value = value
-        self.present = present
-
-    def __repr__(self) -> str:
-        return f"optional.of({self.value!r})" if self.present else "optional.none()"
-
-
-_NONE = CelOptional()
 
 
 def _optional_entry(container: Any, key: Any) -> Any:
@@ -92,11 +86,11 @@ def _optional_entry(container: Any, key: Any) -> Any:
         return CelOptional(container[key], True)
     if isinstance(container, dict):
         found = _index(container, key)
-        return _NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
+        return NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
     if isinstance(container, list):
         found = _index(container, key)
-        return _NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
-    return _failure("no such overload")
+        return NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
+    return failure("no such overload")
 
 
 def _optional_of(value: Any) -> Any:
@@ -107,26 +101,26 @@ def _optional_of_non_zero(value: Any) -> Any:
     if isinstance(value, CELEvalError):
         return value
     zero = value is None or (not isinstance(value, Quantity | Semver) and not value)
-    return _NONE if zero else CelOptional(value, True)
+    return NONE if zero else CelOptional(value, True)
 
 
 def _need_optional(function: Callable[..., Any]) -> Callable[..., Any]:
     def call(optional: Any, *args: Any) -> Any:
         if not isinstance(optional, CelOptional):
-            return _failure("no such overload")
+            return failure("no such overload")
         return function(optional, *args)
 
     return call
 
 
 def _optional_value(optional: CelOptional) -> Any:
-    return optional.value if optional.present else _failure("optional.none() dereference")
+    return optional.value if optional.present else failure("optional.none() dereference")
 
 
 def _optional_or(optional: CelOptional, other: Any) -> Any:
     if optional.present:
         return optional
-    return other if isinstance(other, CelOptional | CELEvalError) else _failure("no such overload")
+    return other if isinstance(other, CelOptional | CELEvalError) else failure("no such overload")
 
 
 _OPTIONAL_FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -183,71 +177,13 @@ def _device_value(plain: PlainDevice) -> Any:
     })
 
 
-_TYPE_NAMES: tuple[tuple[type, str], ...] = (
-    (ct.BoolType, "bool"), (bool, "bool"), (ct.UintType, "uint"), (ct.IntType, "int"), (ct.DoubleType, "double"),
-    (ct.StringType, "string"), (ct.BytesType, "bytes"), (ct.ListType, "list"), (ct.MapType, "map"),
-    (ct.DurationType, "google.protobuf.Duration"), (ct.TimestampType, "google.protobuf.Timestamp"),
-    (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver"), (type(None), "null_type"),
-    (CelOptional, "optional_type"),
-)
-_GO_TYPES = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
-             "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
-             "google.protobuf.Duration": "types.Duration", "google.protobuf.Timestamp": "types.Timestamp",
-             "kubernetes.Semver": "cel.Semver", "kubernetes.Quantity": "cel.Quantity"}
-
-
-def type_name(value: Any) -> str:
-    for python_type, name in _TYPE_NAMES:
-        if isinstance(value, python_type):
-            return name
-    return type(value).__name__
-
-
-# -- operators ------------------------------------------------------------------------------
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool | ct.BoolType)
-
-
-def cel_equal(left: Any, right: Any) -> bool:
-    """CEL equality: numbers compare by value across int, uint and double; otherwise types must match."""
-    if _is_number(left) and _is_number(right):
-        if not isinstance(left, float) and not isinstance(right, float):
-            return int(left) == int(right)
-        return _exact_numeric_equal(left, right)
-    if isinstance(left, Quantity) and isinstance(right, Quantity):
-        return left.compare(right) == 0
-    if isinstance(left, Semver) and isinstance(right, Semver):
-        return left.compare(right) == 0
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(cel_equal(a, b) for a, b in zip(left, right, strict=True))
-    if isinstance(left, dict) and isinstance(right, dict):
-        if len(left) != len(right):
-            return False
-        for key, value in left.items():
-            match = [k for k in right if cel_equal(k, key)]
-            if not match or not cel_equal(value, right[match[0]]):
-                return False
-        return True
-    if type_name(left) != type_name(right):
-        return False
-    return bool(left == right)
-
-
-def _exact_numeric_equal(left: Any, right: Any) -> bool:
-    try:
-        return Fraction(left) == Fraction(right)
-    except (ValueError, OverflowError):  # NaN and infinities
-        return float(left) == float(right)
-
-
 def _equal(left: Any, right: Any) -> Any:
     if isinstance(left, CELEvalError):
         return left
     if isinstance(right, CELEvalError):
         return right
-    return ct.BoolType(cel_equal(left, right))
+    same = equal(left, right)
+    return failure(NO_SUCH_OVERLOAD) if same is None else ct.BoolType(same)
 
 
 def _not_equal(left: Any, right: Any) -> Any:
@@ -261,7 +197,7 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
             return left
         if isinstance(right, CELEvalError):
             return right
-        if _is_number(left) and _is_number(right):
+        if is_number(left) and is_number(right):
             if type(left) is type(right) or not (isinstance(left, float) or isinstance(right, float)):
                 return ct.BoolType(compare(int(left) if not isinstance(left, float) else left,
                                            int(right) if not isinstance(right, float) else right))
@@ -272,7 +208,7 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
         if type_name(left) == type_name(right) and type_name(left) in (
                 "string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"):
             return ct.BoolType(compare(left, right))
-        return _failure("no such overload")
+        return failure("no such overload")
 
     return operator
 
@@ -286,7 +222,7 @@ def _in(item: Any, container: Any) -> Any:
         return ct.BoolType(any(cel_equal(item, element) for element in container))
     if isinstance(container, dict):
         return ct.BoolType(any(cel_equal(item, key) for key in container))
-    return _failure("no such overload")
+    return failure("no such overload")
 
 
 def _index(container: Any, key: Any) -> Any:
@@ -303,15 +239,15 @@ def _index(container: Any, key: Any) -> Any:
             for candidate in container:
                 if cel_equal(candidate, key):
                     return container[candidate]
-            return _failure(f"no such key: {key}")
+            return failure(f"no such key: {key}")
     if isinstance(container, list):
-        if not _is_number(key) or (isinstance(key, float) and not key.is_integer()):
-            return _failure("unsupported index type")
+        if not is_number(key) or (isinstance(key, float) and not key.is_integer()):
+            return failure("unsupported index type")
         index = int(key)
         if not 0 <= index < len(container):
-            return _failure(f"index '{index}' out of range in list size '{len(container)}'")
+            return failure(f"index '{index}' out of range in list size '{len(container)}'")
         return container[index]
-    return _failure("no such overload")
+    return failure("no such overload")
 
 
 # -- the quantity and semver libraries -------------------------------------------------------
@@ -327,23 +263,23 @@ def _parse_quantity_cached(text: str) -> Quantity | str:
 
 def _quantity(text: Any) -> Any:
     if not isinstance(text, str):
-        return _failure("no such overload")
+        return failure("no such overload")
     parsed = _parse_quantity_cached(str(text))
-    return _failure(parsed) if isinstance(parsed, str) else parsed
+    return failure(parsed) if isinstance(parsed, str) else parsed
 
 
 def _semver(text: Any, normalize: Any = False) -> Any:
     if not isinstance(text, str) or not isinstance(normalize, bool | ct.BoolType):
-        return _failure("no such overload")
+        return failure("no such overload")
     try:
         return parse_semver_normalized(str(text)) if normalize else parse_semver(str(text))
     except SemverError as exc:
-        return _failure(str(exc))
+        return failure(str(exc))
 
 
 def _is_semver(text: Any, normalize: Any = False) -> Any:
     if not isinstance(text, str):
-        return _failure("no such overload")
+        return failure("no such overload")
     try:
         parse_semver_normalized(str(text)) if normalize else parse_semver(str(text))
     except SemverError:
@@ -352,13 +288,13 @@ def _is_semver(text: Any, normalize: Any = False) -> Any:
 
 
 def _is_quantity(text: Any) -> Any:
-    return ct.BoolType(is_quantity(str(text))) if isinstance(text, str) else _failure("no such overload")
+    return ct.BoolType(is_quantity(str(text))) if isinstance(text, str) else failure("no such overload")
 
 
 def _on_quantity(function: Callable[[Quantity], Any]) -> Callable[[Any], Any]:
     def call(value: Any) -> Any:
         if not isinstance(value, Quantity):
-            return _failure("no such overload")
+            return failure("no such overload")
         return function(value)
 
     return call
@@ -367,7 +303,7 @@ def _on_quantity(function: Callable[[Quantity], Any]) -> Callable[[Any], Any]:
 def _on_semver(function: Callable[[Semver], Any]) -> Callable[[Any], Any]:
     def call(value: Any) -> Any:
         if not isinstance(value, Semver):
-            return _failure("no such overload")
+            return failure("no such overload")
         return function(value)
 
     return call
@@ -375,23 +311,23 @@ def _on_semver(function: Callable[[Semver], Any]) -> Callable[[Any], Any]:
 
 def _as_integer(value: Quantity) -> Any:
     result = value.as_int64()
-    return _failure("cannot convert value to integer") if result is None else ct.IntType(result)
+    return failure("cannot convert value to integer") if result is None else ct.IntType(result)
 
 
 def _arithmetic(name: str) -> Callable[[Any, Any], Any]:
     def call(left: Any, right: Any) -> Any:
         if not isinstance(left, Quantity):
-            return _failure("no such overload")
+            return failure("no such overload")
         if isinstance(right, Quantity):
             other = right
-        elif _is_number(right) and not isinstance(right, float | ct.UintType):
+        elif is_number(right) and not isinstance(right, float | ct.UintType):
             other = from_int(int(right))
         else:
-            return _failure("no such overload")
+            return failure("no such overload")
         try:
             return left.add(other) if name == "add" else left.sub(other)
         except QuantityError as exc:
-            return _failure(str(exc))
+            return failure(str(exc))
 
     return call
 
@@ -401,7 +337,7 @@ def _comparison(result: Callable[[int], Any]) -> Callable[[Any, Any], Any]:
         if (isinstance(left, Quantity) and isinstance(right, Quantity)) or (
                 isinstance(left, Semver) and isinstance(right, Semver)):
             return result(left.compare(right))
-        return _failure("no such overload")
+        return failure("no such overload")
 
     return call
 
@@ -410,7 +346,7 @@ def _includes(target: Any, argument: Any) -> Any:
     if isinstance(target, list):
         for index, item in enumerate(target):
             if index >= _ATTRIBUTE_LIST_LIMIT:
-                return _failure(
+                return failure(
                     f"'includes' function cannot be applied to lists longer than {_ATTRIBUTE_LIST_LIMIT} values")
             if cel_equal(item, argument):
                 return ct.BoolType(True)
@@ -421,22 +357,22 @@ def _includes(target: Any, argument: Any) -> Any:
 def _regex(function: Callable[..., Any], wrap: Callable[[Any], Any]) -> Callable[..., Any]:
     def call(text: Any, pattern: Any, *rest: Any) -> Any:
         if not isinstance(text, str) or not isinstance(pattern, str):
-            return _failure("no such overload")
+            return failure("no such overload")
         try:
             return wrap(function(str(text), str(pattern), *(int(r) for r in rest)))
         except regex.RegexError as exc:
-            return _failure(str(exc))
+            return failure(str(exc))
 
     return call
 
 
 def _matches(text: Any, pattern: Any) -> Any:
     if not isinstance(text, str) or not isinstance(pattern, str):
-        return _failure("no such overload")
+        return failure("no such overload")
     try:
         compiled = regex.compile_re2(str(pattern))
     except regex.RegexError as exc:
-        return _failure(str(exc))
+        return failure(str(exc))
     return ct.BoolType(compiled.search(str(text)) is not None)
 
 
@@ -448,9 +384,9 @@ def _strings(function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             result = function(*args)
         except _StringError as exc:
-            return _failure(str(exc))
+            return failure(str(exc))
         except (TypeError, AttributeError):
-            return _failure("no such overload")
+            return failure("no such overload")
         if isinstance(result, bool):
             return ct.BoolType(result)
         if isinstance(result, int):
@@ -576,20 +512,20 @@ def _divide(left: Any, right: Any) -> Any:
     try:
         return operator.truediv(left, right)
     except ZeroDivisionError:
-        return _failure("division by zero")
+        return failure("division by zero")
 
 
 def _modulo(left: Any, right: Any) -> Any:
     try:
         return operator.mod(left, right)
     except ZeroDivisionError:
-        return _failure("modulus by zero")
+        return failure("modulus by zero")
 
 
 def _size(value: Any) -> Any:
     if isinstance(value, str | bytes | list | dict):
         return ct.IntType(len(value))
-    return _failure("no such overload")
+    return failure("no such overload")
 
 
 def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
@@ -633,6 +569,10 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         functions["includes"] = _includes
     if "optionals" in libraries:
         functions.update(_OPTIONAL_FUNCTIONS)
+    functions.update(library_functions(libraries))
+    if "k8s-lists" in libraries:
+        functions["indexOf"] = on_string_or_list(functions["indexOf"], list_index_of)
+        functions["lastIndexOf"] = on_string_or_list(functions["lastIndexOf"], list_last_index_of)
     return functions
 
 
@@ -687,7 +627,7 @@ class _Evaluator(Evaluator):
             try:
                 return member[ct.StringType(name.value)]
             except KeyError:
-                return _failure(f"no such key: {name.value}")
+                return failure(f"no such key: {name.value}")
         return super().member_dot(tree)
 
     def member_dot_arg(self, tree: Any) -> Any:
@@ -705,19 +645,203 @@ class _Evaluator(Evaluator):
         if method in ("of", "none", "ofNonZeroValue") and _is_ident(member_tree, "optional"):
             arguments = self.visit_children(tree.children[2]) if len(tree.children) > 2 else []
             if method == "none":
-                return _NONE
+                return NONE
             return _optional_of(arguments[0]) if method == "of" else _optional_of_non_zero(arguments[0])
-        if method in COMPREHENSION_MACROS:
-            target = self.visit(member_tree)
-            if isinstance(target, CELEvalError):
-                return target
-            if not isinstance(target, list | dict):
-                go_type = _GO_TYPES.get(type_name(target))
-                return _failure(f"got '{go_type}', expected iterable type" if go_type else "expected iterable type")
-            self.budget.left -= len(target)
-            if self.budget.left < 0:
-                raise _CostExceeded
+        arguments_tree = tree.children[2] if len(tree.children) > 2 else None
+        arities = MACROS.get(method)
+        if arities is not None and arguments_tree is not None and len(arguments_tree.children) in arities:
+            return self._comprehension(method, member_tree, arguments_tree.children,
+                                       arities[len(arguments_tree.children)])
+        if method in ("min", "reduce"):  # cel-python's own macros; here functions
+            return self.method_eval(*self.visit_children(tree))
+        if member_tree.data in ("member", "primary"):
+            namespace = _ident_text(member_tree)
+            if namespace is not None:
+                function = self._namespaced(f"{namespace}.{method}")
+                if function is not None:
+                    arguments = self.visit(arguments_tree) if arguments_tree is not None else []
+                    if isinstance(arguments, CELEvalError):
+                        return arguments
+                    return function(*arguments)
         return super().member_dot_arg(tree)
+
+    def _namespaced(self, name: str) -> Callable[..., Any] | None:
+        try:
+            return self.activation.resolve_function(name)  # type: ignore[no-any-return]
+        except KeyError:
+            return None
+
+    def _comprehension(self, name: str, target_tree: Any, argument_trees: list[Any], variables: int) -> Any:
+        """A comprehension macro as cel-go expands it: the loop, its short-circuits and its errors."""
+        target = self.visit(target_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        names = [_ident_name(tree) for tree in argument_trees[:variables]]
+        bodies = [self.sub_evaluator(tree) for tree in argument_trees[variables:]]
+        if name in ("optMap", "optFlatMap"):
+            return _optional_map(name, target, names[0], bodies[0])
+        if not isinstance(target, list | dict):
+            go_type = GO_TYPES.get(type_name(target))
+            return failure(f"got '{go_type}', expected iterable type" if go_type else "expected iterable type")
+        self.budget.left -= len(target)
+        if self.budget.left < 0:
+            raise _CostExceeded
+        if variables == 2:
+            pairs = list(enumerate(target)) if isinstance(target, list) else list(target.items())
+            bindings = [{names[0]: ct.IntType(k) if isinstance(target, list) else k, names[1]: v} for k, v in pairs]
+        else:
+            bindings = [{names[0]: item} for item in target]
+        return _MACRO_LOOPS[name](bindings, bodies, target)
+
+
+def _run(body: Any, binding: dict[str, Any]) -> Any:
+    try:
+        return body.evaluate(binding)
+    except CELEvalError as exc:
+        return exc
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | ct.BoolType)
+
+
+def _quantifier(wanted: bool) -> Callable[[list[dict[str, Any]], list[Any], Any], Any]:
+    """``all`` (stops at the first false) and ``exists`` (at the first true); an error stands
+    unless a later element decides the answer."""
+
+    def loop(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+        pending = None
+        for binding in bindings:
+            value = _run(bodies[0], binding)
+            if _is_bool(value):
+                if bool(value) is not wanted:
+                    return ct.BoolType(not wanted)
+            elif pending is None:
+                pending = value if isinstance(value, CELEvalError) else failure(NO_SUCH_OVERLOAD)
+        return ct.BoolType(wanted) if pending is None else pending
+
+    return loop
+
+
+def _exists_one(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    count = 0
+    for binding in bindings:
+        value = _run(bodies[0], binding)
+        if isinstance(value, CELEvalError):
+            return value
+        if not _is_bool(value):
+            return failure(NO_SUCH_OVERLOAD)
+        count += bool(value)
+    return ct.BoolType(count == 1)
+
+
+def _selected(bodies: list[Any], binding: dict[str, Any]) -> Any:
+    """The filter of a three-argument map or four-argument transform: True, False or an error."""
+    if len(bodies) == 1:
+        return True
+    keep = _run(bodies[0], binding)
+    if isinstance(keep, CELEvalError):
+        return keep
+    return bool(keep) if _is_bool(keep) else failure(NO_SUCH_OVERLOAD)
+
+
+def _map_list(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    result = []
+    for binding in bindings:
+        keep = _selected(bodies, binding)
+        if keep is not True:
+            if keep is False:
+                continue
+            return keep
+        value = _run(bodies[-1], binding)
+        if isinstance(value, CELEvalError):
+            return value
+        result.append(value)
+    return ct.ListType(result)
+
+
+def _filter(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    result = []
+    for binding in bindings:
+        keep = _run(bodies[0], binding)
+        if isinstance(keep, CELEvalError):
+            return keep
+        if not _is_bool(keep):
+            return failure(NO_SUCH_OVERLOAD)
+        if keep:
+            result.append(next(iter(binding.values())))
+    return ct.ListType(result)
+
+
+def _transform_map(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    result = ct.MapType()
+    for binding in bindings:
+        keep = _selected(bodies, binding)
+        if keep is not True:
+            if keep is False:
+                continue
+            return keep
+        value = _run(bodies[-1], binding)
+        if isinstance(value, CELEvalError):
+            return value
+        result[next(iter(binding.values()))] = value
+    return result
+
+
+def _transform_map_entry(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    result = ct.MapType()
+    for binding in bindings:
+        keep = _selected(bodies, binding)
+        if keep is not True:
+            if keep is False:
+                continue
+            return keep
+        entry = _run(bodies[-1], binding)
+        if isinstance(entry, CELEvalError):
+            return entry
+        if not isinstance(entry, dict):
+            return failure(NO_SUCH_OVERLOAD)
+        for key, value in entry.items():
+            if any(cel_equal(key, existing) for existing in result):
+                return failure(f"insert failed: key {_go_text(key)} already exists")
+            result[key] = value
+    return result
+
+
+def _sort_by(bindings: list[dict[str, Any]], bodies: list[Any], target: Any) -> Any:
+    keys = _map_list(bindings, bodies, target)
+    if isinstance(keys, CELEvalError):
+        return keys
+    if not isinstance(target, list):
+        return failure(NO_SUCH_OVERLOAD)
+    return sort_by_keys(target, keys)
+
+
+def _optional_map(name: str, target: Any, variable: str, body: Any) -> Any:
+    if not isinstance(target, CelOptional):
+        return failure(NO_SUCH_OVERLOAD)
+    if not target.present:
+        return NONE
+    value = _run(body, {variable: target.value})
+    if isinstance(value, CELEvalError):
+        return value
+    if name == "optMap":
+        return CelOptional(value, True)
+    return value if isinstance(value, CelOptional) else failure(NO_SUCH_OVERLOAD)
+
+
+def _go_text(value: Any) -> str:
+    """A value as Go's ``%v`` prints it in cel-go's messages."""
+    if isinstance(value, bool | ct.BoolType):
+        return "true" if value else "false"
+    return str(value)
+
+
+_MACRO_LOOPS: dict[str, Callable[[list[dict[str, Any]], list[Any], Any], Any]] = {
+    "all": _quantifier(True), "exists": _quantifier(False), "exists_one": _exists_one, "existsOne": _exists_one,
+    "map": _map_list, "transformList": _map_list, "filter": _filter, "transformMap": _transform_map,
+    "transformMapEntry": _transform_map_entry, "sortBy": _sort_by,
+}
 
 
 def _is_ident(tree: Any, name: str) -> bool:
@@ -725,6 +849,12 @@ def _is_ident(tree: Any, name: str) -> bool:
         tree = tree.children[0]
     return bool(tree.data == "ident" and tree.children[0].value == name)
 
+
+def _ident_text(tree: Any) -> str | None:
+    """The identifier ``tree`` consists of, if that is all it is."""
+    while tree.data in ("member", "primary") and len(tree.children) == 1:
+        tree = tree.children[0]
+    return str(tree.children[0].value) if tree.data == "ident" else None
 
 def _ident_name(tree: Any) -> str:
     found = list(tree.find_data("ident"))
@@ -756,7 +886,7 @@ _RUNTIME_MESSAGES = {
 
 def _runtime_message(error: CELEvalError) -> str:
     message = str(error.args[0]) if error.args else "evaluation error"
-    if isinstance(error, _Failure):
+    if isinstance(error, Failure):
         return message
     if message.startswith(("found no matching overload", "no such overload")):
         return "no such overload"

@@ -19,9 +19,25 @@ import lark
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelError
 
-#: Macros whose first argument names an iteration variable.
-COMPREHENSION_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
-_BOOL_MACROS = frozenset({"all", "exists", "exists_one"})
+#: Comprehension macros: per number of arguments, how many of them name variables.
+MACROS: dict[str, dict[int, int]] = {
+    "all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {3: 2},
+    "map": {2: 1, 3: 1}, "filter": {2: 1},
+    "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2}, "transformMapEntry": {3: 2, 4: 2},
+    "sortBy": {2: 1}, "optMap": {2: 1}, "optFlatMap": {2: 1},
+}
+#: The library a macro form needs, by (name, number of variables); the others are always there.
+_MACRO_LIBRARY: dict[tuple[str, int], str] = {
+    **{(name, 2): "two-var-comprehensions" for name in MACROS},
+    ("sortBy", 1): "ext-lists", ("optMap", 1): "optionals", ("optFlatMap", 1): "optionals",
+}
+_MACRO_TYPES = {"all": "bool", "exists": "bool", "exists_one": "bool", "existsOne": "bool", "map": "list",
+                "filter": "list", "transformList": "list", "sortBy": "list", "transformMap": "map",
+                "transformMapEntry": "map"}
+#: cel-go's parser error for a variable argument that is not a plain identifier.
+_VARIABLE_ERRORS = {"sortBy": "argument is not an identifier",
+                    "optMap": "optMap() variable name must be a simple identifier",
+                    "optFlatMap": "optFlatMap() variable name must be a simple identifier"}
 
 Q = "kubernetes.Quantity"
 S = "kubernetes.Semver"
@@ -57,8 +73,9 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "findAll": [(True, (_STR, _STR), "list"), (True, (_STR, _STR, "int"), "list")],
     "includes": [(True, (None, None), "bool")],
     "charAt": [(True, (_STR, "int"), _STR)],
-    "indexOf": [(True, (_STR, _STR), "int"), (True, (_STR, _STR, "int"), "int")],
-    "lastIndexOf": [(True, (_STR, _STR), "int"), (True, (_STR, _STR, "int"), "int")],
+    "indexOf": [(True, (_STR, _STR), "int"), (True, (_STR, _STR, "int"), "int"), (True, ("list", None), "int")],
+    "lastIndexOf": [(True, (_STR, _STR), "int"), (True, (_STR, _STR, "int"), "int"),
+                    (True, ("list", None), "int")],
     "lowerAscii": [(True, (_STR,), _STR)], "upperAscii": [(True, (_STR,), _STR)],
     "replace": [(True, (_STR, _STR, _STR), _STR), (True, (_STR, _STR, _STR, "int"), _STR)],
     "split": [(True, (_STR, _STR), "list"), (True, (_STR, _STR, "int"), "list")],
@@ -67,6 +84,16 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "join": [(True, ("list",), _STR), (True, ("list", _STR), _STR)],
     "quote": [(False, (_STR,), _STR)],
     "format": [(True, (_STR, "list"), _STR)],
+    "sum": [(True, ("list",), None)], "min": [(True, ("list",), None)], "max": [(True, ("list",), None)],
+    "isSorted": [(True, ("list",), "bool")],
+    "slice": [(True, ("list", "int", "int"), "list")],
+    "flatten": [(True, ("list",), "list"), (True, ("list", "int"), "list")],
+    "sort": [(True, ("list",), "list")], "distinct": [(True, ("list",), "list")],
+    "reverse": [(True, ("list",), "list")], "lists.range": [(False, ("int",), "list")],
+    "first": [(True, ("list",), None)], "last": [(True, ("list",), None)],
+    "unwrapOpt": [(True, ("list",), "list")], "optional.unwrap": [(False, ("list",), "list")],
+    "sets.contains": [(False, ("list", "list"), "bool")], "sets.equivalent": [(False, ("list", "list"), "bool")],
+    "sets.intersects": [(False, ("list", "list"), "bool")],
     "optional.of": [(False, (None,), None)],
     "optional.none": [(False, (), None)],
     "optional.ofNonZeroValue": [(False, (None,), None)],
@@ -75,6 +102,10 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "value": [(True, (None,), None)],
     "or": [(True, (None, None), None)],
 }
+#: Functions whose name has a namespace (``optional.of(x)``, ``sets.contains(a, b)``).
+NAMESPACED_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "optional.unwrap",
+                                  "lists.range", "sets.contains", "sets.equivalent", "sets.intersects",
+                                  "ip.isCanonical", "strings.quote"})
 _OPTIONAL_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "orValue",
                                  "value", "or"})
 # Types whose element types this checker does not track: they match what they are, but an
@@ -94,6 +125,10 @@ _LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
     "semver": frozenset({"semver", "isSemver", "major", "minor", "patch", "isGreaterThan", "isLessThan",
                          "compareTo"}),
     "regex": frozenset({"find", "findAll"}),
+    "k8s-lists": frozenset({"sum", "min", "max", "isSorted", "indexOf", "lastIndexOf"}),
+    "ext-lists": frozenset({"slice", "flatten", "sort", "distinct", "reverse", "lists.range"}),
+    "optionals": frozenset({"first", "last", "unwrapOpt", "optional.unwrap"}),
+    "sets": frozenset({"sets.contains", "sets.equivalent", "sets.intersects"}),
 }
 #: cel-go's string extension (version 2 and later), declared in every DRA environment.
 STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
@@ -220,12 +255,14 @@ def simplify(tree: Any) -> Node:
             variable = _ident_of(args[0]) or ""
             return Node("bind", line, column, "cel.bind", children=[simplify(args[1]), simplify(args[2])],
                         variable=variable)
-        if str(name) in ("of", "none", "ofNonZeroValue") and target_node.kind == "ident" \
-                and target_node.name == "optional":
-            return Node("call", line, column, f"optional.{name}", children=[simplify(a) for a in args])
-        if str(name) in COMPREHENSION_MACROS and len(args) == 2 and _ident_of(args[0]):
-            return Node("macro", line, column, str(name), children=[target_node, simplify(args[1])],
-                        variable=_ident_of(args[0]) or "")
+        if target_node.kind == "ident" and f"{target_node.name}.{name}" in NAMESPACED_FUNCTIONS:
+            return Node("call", line, column, f"{target_node.name}.{name}", children=[simplify(a) for a in args])
+        variables = MACROS.get(str(name), {}).get(len(args))
+        if variables is not None:
+            names = [_ident_of(arg) for arg in args[:variables]]
+            return Node("macro", line, column, str(name),
+                        children=[target_node, *(simplify(a) for a in args)],
+                        variable=",".join(n or "" for n in names))
         return Node("call", line, column, str(name), children=[target_node, *(simplify(a) for a in args)],
                     member=True)
     if data == "member_dot_opt":
@@ -327,9 +364,7 @@ class _Checker:
                 self.type_of(child, scope)
             return self._map_value_type(node.children[0], scope)
         if kind == "macro":
-            self.type_of(node.children[0], scope)
-            self.type_of(node.children[1], scope | {node.variable})
-            return "bool" if node.name in _BOOL_MACROS else "list"
+            return self._macro(node, scope)
         if kind == "bind":
             if "bindings" not in self.environment.libraries:
                 self.error(node, "undeclared reference to 'cel.bind' (in container '')")
@@ -351,6 +386,34 @@ class _Checker:
         self.unsupported.append(CelError(f"the cel-python engine does not evaluate {node.name} expressions",
                                          node.line, node.column))
         return None
+
+    def _macro(self, node: Node, scope: frozenset[str]) -> str | None:
+        names = node.variable.split(",")
+        target, arguments = node.children[0], node.children[1:]
+        library = _MACRO_LIBRARY.get((node.name, len(names)))
+        if library is not None and library not in self.environment.libraries:
+            # Without its library the macro is an ordinary (undeclared) call.
+            self.type_of(target, scope)
+            self.error(node, f"undeclared reference to '{node.name}' (in container '')")
+            for argument in arguments:
+                self.type_of(argument, scope)
+            return None
+        for name, argument in zip(names, arguments, strict=False):
+            if not name:
+                message = _VARIABLE_ERRORS.get(node.name, "argument must be a simple name")
+                self.error(argument, message)
+                return None
+        if len(names) == 2 and names[0] == names[1]:
+            self.error(arguments[1], f"duplicate variable name: {names[1]}")
+            return None
+        self.type_of(target, scope)
+        inner = scope | set(names)
+        body_types = [self.type_of(argument, inner) for argument in arguments[len(names):]]
+        predicate = body_types[0] if node.name in ("all", "exists", "filter") or len(body_types) > 1 else None
+        if predicate is not None and predicate != "bool" and predicate not in _VAGUE:
+            body = arguments[len(names)]
+            self.error(body, f"expected type 'bool' but found '{predicate}'")
+        return _MACRO_TYPES.get(node.name)
 
     def _homogeneous(self, elements: list[Node], types: list[str | None], *, stop: bool) -> None:
         """cel-go's homogeneous aggregate literal validator, where every element's type is evident."""
@@ -405,8 +468,9 @@ class _Checker:
         ]
         if not candidates:
             if all(t is not None and t not in _VAGUE for t in argument_types):
-                self.error(node, f"found no matching overload for '{name}' applied to "
-                                 f"'({', '.join(str(t) for t in argument_types)})'")
+                listed = ", ".join(str(t) for t in argument_types[node.member:])
+                receiver = f"{argument_types[0]}." if node.member else ""
+                self.error(node, f"found no matching overload for '{name}' applied to '{receiver}({listed})'")
             return None
         return candidates[0] if len(set(candidates)) == 1 else None
 
@@ -472,9 +536,9 @@ def _min_cost(node: Node) -> int:
     if kind == "op" and node.name not in ("_&&_", "_||_", "_?_:_"):
         own = 1
     if kind == "macro":
-        target, body = node.children
+        target, bodies = node.children[0], node.children[1 + len(node.variable.split(",")):]
         count = len(target.children) if target.kind == "list" else 0
-        return _min_cost(target) + count * (_min_cost(body) + 1)
+        return _min_cost(target) + count * (sum(_min_cost(body) for body in bodies) + 1)
     if kind == "op" and node.name in ("_&&_", "_||_"):
         return min(_min_cost(child) for child in node.children)
     if kind == "op" and node.name == "_?_:_":

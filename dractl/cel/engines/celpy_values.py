@@ -1,0 +1,169 @@
+"""Values of the cel-python engine: upstream's type names, equality and ordering, optionals, errors.
+
+cel-python's own types (``celpy.celtypes``) carry CEL's int, uint, double, string, bytes, bool,
+list and map; dractl's :class:`~dractl.cel.quantity.Quantity` and
+:class:`~dractl.cel.semver.Semver` stand for the Kubernetes types. The rules here are cel-go's:
+numbers compare across int, uint and double; a Kubernetes library value compared with a value of
+another type is ``no such overload`` (its ``Equal`` refuses), while a built-in value compared with
+a value of another type is simply unequal.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import celpy.celtypes as ct
+from celpy.evaluation import CELEvalError
+
+from dractl.cel.quantity import Quantity
+from dractl.cel.semver import Semver
+
+
+class Failure(CELEvalError):
+    """An error whose message is already upstream's."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+def failure(message: str) -> Failure:
+    return Failure(message)
+
+
+NO_SUCH_OVERLOAD = "no such overload"
+
+
+class CelOptional:
+    """cel-go's optional value: ``optional.of(x)`` or ``optional.none()``."""
+
+    __slots__ = ("present", "value")
+
+    def __init__(self, value: Any = None, present: bool = False) -> None:
+        self.value = value
+        self.present = present
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.present else "optional.none()"
+
+
+NONE = CelOptional()
+
+#: Values of the Kubernetes libraries; the library registers each Python class with its CEL name.
+LIBRARY_TYPES: dict[type, str] = {Quantity: "kubernetes.Quantity", Semver: "kubernetes.Semver"}
+
+_TYPE_NAMES: list[tuple[type, str]] = [
+    (ct.BoolType, "bool"), (bool, "bool"), (ct.UintType, "uint"), (ct.IntType, "int"), (ct.DoubleType, "double"),
+    (float, "double"), (ct.StringType, "string"), (ct.BytesType, "bytes"), (ct.ListType, "list"), (ct.MapType, "map"),
+    (ct.DurationType, "google.protobuf.Duration"), (ct.TimestampType, "google.protobuf.Timestamp"),
+    (type(None), "null_type"), (CelOptional, "optional_type"),
+]
+GO_TYPES = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
+            "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
+            "google.protobuf.Duration": "types.Duration", "google.protobuf.Timestamp": "types.Timestamp",
+            "kubernetes.Semver": "cel.Semver", "kubernetes.Quantity": "cel.Quantity"}
+
+
+def register_library_type(python_type: type, name: str) -> None:
+    LIBRARY_TYPES[python_type] = name
+
+
+def type_name(value: Any) -> str:
+    name = LIBRARY_TYPES.get(type(value))
+    if name is not None:
+        return name
+    for python_type, name in _TYPE_NAMES:
+        if isinstance(value, python_type):
+            return name
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    return type(value).__name__
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool | ct.BoolType)
+
+
+def equal(left: Any, right: Any) -> bool | None:
+    """cel-go's ``left.Equal(right)``: True, False, or None for ``no such overload``."""
+    left_type = type(left)
+    if left_type is type(right) and left_type in (ct.StringType, ct.BoolType, ct.IntType):
+        return bool(left == right)
+    if is_number(left) and is_number(right):
+        if not isinstance(left, float) and not isinstance(right, float):
+            return int(left) == int(right)
+        return _exact_numeric_equal(left, right)
+    library_type = LIBRARY_TYPES.get(left_type)
+    if library_type is not None:
+        if type(right) is not left_type:
+            return None
+        return bool(left.compare(right) == 0) if hasattr(left, "compare") else bool(left == right)
+    if isinstance(left, list):
+        if not isinstance(right, list):
+            return False
+        if len(left) != len(right):
+            return False
+        for a, b in zip(left, right, strict=True):
+            same = equal(a, b)
+            if same is not True:
+                return same
+        return True
+    if isinstance(left, dict):
+        if not isinstance(right, dict):
+            return False
+        if len(left) != len(right):
+            return False
+        for key, value in left.items():
+            match = [k for k in right if equal(k, key) is True]
+            if not match:
+                return False
+            same = equal(value, right[match[0]])
+            if same is not True:
+                return same
+        return True
+    if isinstance(left, CelOptional):
+        if not isinstance(right, CelOptional):
+            return False
+        if left.present != right.present:
+            return False
+        return True if not left.present else equal(left.value, right.value)
+    if type_name(left) != type_name(right):
+        return False
+    return bool(left == right)
+
+
+def cel_equal(left: Any, right: Any) -> bool:
+    """CEL equality where an error counts as unequal (``in``, ``includes``, ``indexOf``)."""
+    return equal(left, right) is True
+
+
+def _exact_numeric_equal(left: Any, right: Any) -> bool:
+    try:
+        return Fraction(left) == Fraction(right)
+    except (ValueError, OverflowError):  # NaN and infinities
+        return float(left) == float(right)
+
+
+_ORDERED = frozenset({"string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"})
+
+
+def compare(left: Any, right: Any) -> int | None:
+    """cel-go's ``Compare``: -1, 0 or 1, or None where the two values have no ordering."""
+    if is_number(left) and is_number(right):
+        if isinstance(left, float) or isinstance(right, float):
+            if left != left or right != right:  # NaN: cel-go compares it as neither less nor greater
+                return 0
+            try:
+                a, b = Fraction(left), Fraction(right)
+            except (ValueError, OverflowError):
+                a, b = float(left), float(right)
+        else:
+            a, b = int(left), int(right)
+        return (a > b) - (a < b)
+    name = type_name(left)
+    if name in _ORDERED and name == type_name(right):
+        return (left > right) - (left < right)
+    return None
+

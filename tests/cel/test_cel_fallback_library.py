@@ -1,0 +1,160 @@
+"""The fallback engine's library, macros and type errors, row by row as upstream answers them.
+
+Every row was answered by the unmodified upstream DRA CEL compiler (Kubernetes 1.36, scheduler
+environment) on the two devices of ``SLICE``: the expected value, runtime error or first line of
+the compile error, one for both devices or one per device. Where the upstream binary is at hand
+(``../shared/oracle/bin/dra-upstream`` beside the repository, or ``$DRA_UPSTREAM``), a second test
+asks it again, so that a row cannot drift from upstream's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
+from dractl.cel.engines import FALLBACK_ENGINE
+from dractl.cel.slices import devices_of_slices
+
+A = 'device.attributes["gpu.example.com"]'
+SLICE = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s1}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  nodeName: n1
+  devices:
+  - name: d0
+    attributes:
+      model: {string: "A100"}
+      uni: {string: "h\u00e9llo w\u00f6rld \u2713"}
+      cores: {int: 108}
+      big: {int: 9223372036854775807}
+      driverVersion: {version: "1.2.3"}
+    capacity:
+      memory: {value: "40Gi"}
+      milli: {value: "1500m"}
+  - name: d1
+    attributes:
+      model: {string: "H100"}
+      cores: {int: 0}
+    capacity:
+      memory: {value: "80Gi"}
+"""
+
+Expected = Any
+ROWS: list[tuple[str, Expected]] = [
+    ('[3,1,2].sum() == 6', True),
+    ('[1.5, 2.5].sum() == 4.0', True),
+    ('[1u, 2u].sum() == 3u', True),
+    ('[].sum() == 0', True),
+    ('[9223372036854775807, 1].sum() == 0', ('error', 'integer overflow')),
+    ('[3,1,2].min() == 1 && [3,1,2].max() == 3', True),
+    ('["b","a"].min() == "a"', True),
+    ('[].min() == 0', ('error', 'min called on empty list')),
+    ('[1,2,3].isSorted() && !([3,1].isSorted())', True),
+    ('[1,2,3,2].indexOf(2) == 1 && [1,2,3,2].lastIndexOf(2) == 3 && [1].indexOf(5) == -1', True),
+    (A + '.cores.min() == 1', ('error', 'no such overload: min(int)')),
+    ('[1,2,2,3].distinct() == [1,2,3]', True),
+    ('[1,2,3].reverse() == [3,2,1]', True),
+    ('[[1],[2,3]].flatten() == [1,2,3]', True),
+    ('[1,2,3,4].slice(1,3) == [2,3]', True),
+    ('[1,2,3].slice(2,1) == []', ('error', 'cannot slice(2, 1), start index must be less than or equal to end index')),
+    ('[1,2,3].slice(0,5) == []', ('error', 'cannot slice(0, 5), list is length 3')),
+    ('[3,1,2].sort() == [1,2,3] && ["b","a"].sort() == ["a","b"]', True),
+    ('[3,1,2].sortBy(x, -x) == [3,2,1]', True),
+    ('[1,2].first().value() == 1 && !([].first().hasValue()) && [1,2].last().value() == 2', True),
+    ('lists.range(3) == [0,1,2]', True),
+    ('[10,20].all(i, v, v > i)', True),
+    ('[10,20].exists(i, v, i == 1 && v == 20)', True),
+    ('[10,20].existsOne(i, v, v > 5)', False),
+    ('[1].exists_one(i, x, x > 0)', True),
+    ('{"a": 1, "b": 2}.all(k, v, v > 0)', True),
+    ('[1,2].transformList(i, v, v * 2) == [2, 4]', True),
+    ('[1,2,3].transformList(i, v, i > 0, v * 2) == [4, 6]', True),
+    ('[1,2].transformMap(i, v, v * 10) == {0: 10, 1: 20}', True),
+    ('{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}', True),
+    ('{"a": 1, "b": 2}.transformMapEntry(k, v, {"c": v}) == {}', ('error', 'insert failed: key c already exists')),
+    ('[1,2].map(x, x > 1, x * 2) == [4]', True),
+    ('[0,1].all(x, 1/x > 0)', ('error', 'division by zero')),
+    ('[0,1].exists(x, 1/x > 0)', True),
+    ('[0, 1].exists_one(x, 1/x == 1)', ('error', 'division by zero')),
+    ('[1, 2].all(x, 1/0 > 1 || x > 0)', True),
+    ('dyn(1).all(x, x)', ('error', "got 'types.Int', expected iterable type")),
+    ('[1].all(1, v, true)', ('compile', 'compilation failed: ERROR: <input>:1:9: argument must be a simple name')),
+    ('[1].all(x, x, true)', ('compile', 'compilation failed: ERROR: <input>:1:12: duplicate variable name: x')),
+    ('[1,2].sortBy(1, x) == []', ('compile', 'compilation failed: ERROR: <input>:1:14: argument is not an identifier')),
+    ('optional.of(1).optMap(x, x + 1).value() == 2', True),
+    ('optional.none().optMap(x, x / 0).hasValue()', False),
+    ('optional.of(1).optMap(x, x / 0).hasValue()', ('error', 'division by zero')),
+    ('optional.of(1) == optional.of(1)', True),
+    ('sets.contains([1,2,3], [1,2]) && sets.equivalent([1,2], [2,1,1]) && !sets.intersects([1,2], [3])', True),
+    ('"abc".reverse() == "cba"', ('compile', "compilation failed: ERROR: <input>:1:14: found no matching overload for 'reverse' applied to 'string.()'")),
+    ('quantity("1").major() == 1', ('compile', "compilation failed: ERROR: <input>:1:20: found no matching overload for 'major' applied to 'kubernetes.Quantity.()'")),
+    (A + '.driverVersion == "1.2.3"', [('error', 'no such overload'), ('error', 'no such key: driverVersion')]),
+    ('"1.2.3" == device.attributes["gpu.example.com"].driverVersion', [False, ('error', 'no such key: driverVersion')]),
+    ('quantity("1") == dyn(1)', ('error', 'no such overload')),
+]
+
+
+def _expected_per_device(expected: Expected, count: int) -> list[Any]:
+    return expected if isinstance(expected, list) else [expected] * count
+
+
+def _answer(expression: str) -> Any:
+    """What the fallback engine answers, in the rows' notation."""
+    try:
+        selector = compile_selector(expression, release="1.36", purpose="stored", engine=FALLBACK_ENGINE)
+    except CelCompileError as exc:
+        return ("compile", exc.detail.split("\n")[0])
+    answers: list[Any] = []
+    for device in devices_of_slices([yaml.safe_load(SLICE)]):
+        try:
+            answers.append(selector.evaluate(device.device))
+        except CelRuntimeError as exc:
+            answers.append(("error", exc.message))
+    return answers
+
+
+@pytest.mark.parametrize(("expression", "expected"), ROWS, ids=[row[0] for row in ROWS])
+def test_fallback_engine_answers_as_upstream(expression: str, expected: Expected) -> None:
+    answer = _answer(expression)
+    if isinstance(expected, tuple) and expected[0] == "compile":
+        assert answer == expected
+    else:
+        assert answer == _expected_per_device(expected, len(answer))
+
+
+def _oracle() -> Path | None:
+    configured = os.environ.get("DRA_UPSTREAM")
+    path = Path(configured) if configured else Path(__file__).resolve().parents[3] / "shared/oracle/bin/dra-upstream"
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def test_rows_are_upstreams_answers(tmp_path: Path) -> None:
+    oracle = _oracle()
+    if oracle is None:
+        pytest.skip("the upstream binary dra-upstream is not at hand")
+    slice_file = tmp_path / "slice.yaml"
+    slice_file.write_text(SLICE)
+    try:
+        run = subprocess.run([str(oracle), "cel", "-stored", "-exprs", "-", str(slice_file)],
+                             input=json.dumps([row[0] for row in ROWS]), capture_output=True, text=True,
+                             timeout=120, check=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"the upstream binary cannot run here: {exc}")
+    for (expression, expected), line in zip(ROWS, run.stdout.splitlines(), strict=True):
+        answer = json.loads(line)
+        if answer["compile_error"]:
+            assert expected == ("compile", answer["compile_error"].split("\n")[0]), expression
+            continue
+        devices = [d["result"] if d["error"] is None else ("error", d["error"]) for d in answer["devices"]]
+        assert _expected_per_device(expected, len(devices)) == devices, expression
