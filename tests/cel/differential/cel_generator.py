@@ -1,0 +1,873 @@
+"""Random but plausible DRA CEL selectors and ResourceSlices, reproducible from a seed.
+
+Independent of dractl (standard library only), so the same cases can be fed to the upstream
+compiler and to dractl. Every expression belongs to a *topic* (the library or the edge it
+exercises); a disagreement with upstream is filed under its topic.
+
+    slices_yaml(seed, kind)         -> YAML text of ResourceSlices ("scalars", "lists", "listattr")
+    expressions(seed, topic, n)     -> n expressions of one topic
+    TOPICS                          -> every topic name
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+DRIVER = "gpu.example.com"
+OTHER_DRIVER = "net.example.org"
+OTHER_DOMAIN = "topology.example.io"
+MISSING_DOMAIN = "missing.example.com"
+
+# Attribute names of the generated devices, by kind (scalar kinds; list kinds in LIST_ATTRIBUTES).
+SCALAR_ATTRIBUTES = {
+    "model": "string",
+    "uuid": "string",
+    "label": "string",
+    "cores": "int",
+    "numa": "int",
+    "ecc": "bool",
+    "driverVersion": "version",
+}
+OTHER_ATTRIBUTES = {"zone": "string", "rack": "int", "healthy": "bool"}
+LIST_ATTRIBUTES = {"ids": "ints", "flags": "bools", "tags": "strings", "compat": "versions"}
+CAPACITIES = ("memory", "slots", "bandwidth")
+
+ASCII_STRINGS = ("H100", "A100", "a100", "gpu-0", "", " padded ", "x", "abc", "ABC", "a,b,c", "hello world")
+UNICODE_STRINGS = ("Tésla-Ω", "日本語テキスト", "🚀gpu🚀", "naïve café", "Ünïcödé", "ß", "İstanbul", "e\u0301", "Ωmega")
+VERSIONS = ("1.2.3", "0.0.1", "2.0.0-rc.1", "2.0.0-rc.1+build.5", "10.20.30", "1.0.0-alpha", "1.0.0")
+BAD_VERSIONS = ("1.2", "v1.2.3", "01.2.3", "1.2.3.4", "", "abc")
+
+# Quantities: every suffix, fractions, exponents, and the int64 limits (on both sides).
+QUANTITIES = (
+    "0", "1", "100", "1500m", "1000m", "1.5", "0.5", "100n", "250u", "7m",
+    "1k", "2M", "3G", "4T", "5P", "1E", "1Ki", "2Mi", "40Gi", "80Gi", "1.5Gi", "3Ti", "4Pi", "2Ei",
+    "1e3", "2E6", "1.5e-3", "12e0",
+    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+    "7Ei", "8Ei", "16Ei", "-1Gi", "-500m", "1e18", "1e19", "123456789012345678901234567890",
+)
+BAD_QUANTITIES = ("", "1.2.3", "abc", "1Zi", "Gi", "--1", "1 Gi", "0x10")
+INT_EDGES = (0, 1, -1, 2, 7, 128, 1000, 2147483647, 4294967296, 9223372036854775807, -9223372036854775807)
+IPS = ("10.0.0.1", "192.168.1.10", "127.0.0.1", "0.0.0.0", "::1", "2001:db8::1", "fe80::1", "224.0.0.1",
+       "ff02::1", "::ffff:10.0.0.1", "2001:DB8::1", "010.0.0.1", "1.2.3", "not-an-ip")
+CIDRS = ("10.0.0.0/8", "192.168.0.0/16", "192.168.1.10/24", "::1/128", "2001:db8::/32", "0.0.0.0/0",
+         "10.0.0.0/33", "fe80::/10", "bad/8")
+URLS = ("https://example.com/path?x=1", "http://user@host:8080/a%20b", "https://[::1]:443/", "/relative/path",
+        "example.com", "https://ex ample.com", "ftp://files.example.org/pub/", "https://例え.jp/パス", "://bad",
+        "https://example.com:99999/", "")
+REGEX_PATTERNS = ("^H\\d+$", "[0-9]+", "a|b", "^$", "(?i)h100", ".*", "\\p{L}+", "(a)(b)?", "[", "a{2,}", "x*",
+                  "\\d", "(?P<n>a)")
+CODEPOINT_PATTERNS = ("^.{3}$", "^\\w+$", "^[^a-z]", "é", "^\\p{Lu}")
+STRING_CONVERTIBLES = ("1.5", "1e100", "-0.0", "1u", "true", 'b"abc"', 'b"\\xff"', "null", "-9223372036854775808")
+FORMATS = ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
+           "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date", "datetime")
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+# --- ResourceSlices ----------------------------------------------------------------------------
+
+
+def _attribute_entry(kind: str, r: random.Random) -> str:
+    if kind == "string":
+        value = r.choice(ASCII_STRINGS + UNICODE_STRINGS)
+        return f"{{string: {_quote(value)}}}"
+    if kind == "int":
+        return f"{{int: {r.choice((*INT_EDGES, r.randint(-5, 300), r.randint(0, 8)))}}}"
+    if kind == "bool":
+        return f"{{bool: {'true' if r.random() < 0.5 else 'false'}}}"
+    if kind == "version":
+        return f"{{version: {_quote(r.choice(VERSIONS))}}}"
+    if kind == "ints":
+        values = [r.choice((0, 1, 2, 3, 5, 8, -1, 100, 9223372036854775807)) for _ in range(r.randint(1, 5))]
+        return f"{{ints: [{', '.join(map(str, values))}]}}"
+    if kind == "bools":
+        return f"{{bools: [{', '.join(r.choice(('true', 'false')) for _ in range(r.randint(1, 3)))}]}}"
+    if kind == "strings":
+        values = [r.choice(ASCII_STRINGS[:4] + UNICODE_STRINGS[:3]) for _ in range(r.randint(1, 4))]
+        return f"{{strings: [{', '.join(map(_quote, values))}]}}"
+    if kind == "versions":
+        return f"{{versions: [{', '.join(_quote(r.choice(VERSIONS)) for _ in range(r.randint(1, 3)))}]}}"
+    raise ValueError(kind)
+
+
+def _device(r: random.Random, name: str, driver: str, lists: int) -> list[str]:
+    lines = [f"  - name: {name}"]
+    if driver == DRIVER and r.random() < 0.3:
+        lines.append("    allowMultipleAllocations: true")
+    attributes: list[str] = []
+    own = SCALAR_ATTRIBUTES if driver == DRIVER else {"model": "string", "cores": "int", "ecc": "bool"}
+    for attr, kind in own.items():
+        if r.random() < 0.8:  # some names are missing on some devices
+            qualified = r.random() < 0.25
+            key = f"{driver}/{attr}" if qualified else attr
+            attributes.append(f"      {_quote(key)}: {_attribute_entry(kind, r)}")
+    if r.random() < 0.6:  # the other domain is missing on some devices
+        for attr, kind in OTHER_ATTRIBUTES.items():
+            if r.random() < 0.8:
+                attributes.append(f"      {_quote(OTHER_DOMAIN + '/' + attr)}: {_attribute_entry(kind, r)}")
+    list_names = r.sample(sorted(LIST_ATTRIBUTES), k=min(lists, len(LIST_ATTRIBUTES)))
+    for attr in sorted(list_names):
+        attributes.append(f"      {_quote(attr)}: {_attribute_entry(LIST_ATTRIBUTES[attr], r)}")
+    if attributes:
+        lines.append("    attributes:")
+        lines.extend(attributes)
+    capacities = [c for c in CAPACITIES if r.random() < 0.7]
+    if capacities:
+        lines.append("    capacity:")
+        for capacity in capacities:
+            key = f"{driver}/{capacity}" if r.random() < 0.2 else capacity
+            lines.append(f"      {_quote(key)}: {{value: {_quote(r.choice(QUANTITIES))}}}")
+    return lines
+
+
+def _slice(r: random.Random, name: str, driver: str, devices: int, lists: Callable[[int], int]) -> str:
+    lines = [
+        "---",
+        "apiVersion: resource.k8s.io/v1",
+        "kind: ResourceSlice",
+        f"metadata: {{name: {name}}}",
+        "spec:",
+        f"  driver: {driver}",
+        f"  pool: {{name: {name}-pool, generation: 1, resourceSliceCount: 1}}",
+        "  nodeName: node-1",
+        "  devices:",
+    ]
+    for index in range(devices):
+        lines.extend(_device(r, f"dev-{index}", driver, lists(index)))
+    return "\n".join(lines) + "\n"
+
+
+SLICE_KINDS = ("scalars", "lists", "listattr")
+
+
+def slices_yaml(seed: int, kind: str) -> str:
+    """ResourceSlices for one corpus: ``scalars`` (no list attributes), ``lists`` (list attributes
+    on most devices: for DRAListTypeAttributes), ``listattr`` (exactly one list attribute on one
+    device: the gate-off conversion error, whose attribute name is then deterministic)."""
+    r = random.Random(f"{seed}:{kind}")
+    header = f"# ResourceSlices generated by cel_generator.slices_yaml({seed}, {kind!r}).\n"
+    if kind == "scalars":
+        return header + _slice(r, "gpus", DRIVER, 5, lambda i: 0) + _slice(r, "nics", OTHER_DRIVER, 2, lambda i: 0)
+    if kind == "lists":
+        return header + _slice(r, "gpus", DRIVER, 5, lambda i: r.randint(1, 4) if i else 0) + _slice(
+            r, "nics", OTHER_DRIVER, 1, lambda i: 1)
+    if kind == "listattr":
+        return header + _slice(r, "gpus", DRIVER, 3, lambda i: 1 if i == 1 else 0)
+    raise ValueError(f"unknown slice kind {kind!r}; choose one of {', '.join(SLICE_KINDS)}")
+
+
+# --- expressions -------------------------------------------------------------------------------
+
+
+class Gen:
+    """Building blocks for one topic's expressions."""
+
+    def __init__(self, r: random.Random) -> None:
+        self.r = r
+
+    def pick(self, *options: str) -> str:
+        return self.r.choice(options)
+
+    def domain(self) -> str:
+        return self.r.choices((DRIVER, OTHER_DOMAIN, OTHER_DRIVER, MISSING_DOMAIN), (8, 3, 1, 1))[0]
+
+    def attr(self, kind: str | None = None, *, domain: str | None = None) -> str:
+        """An attribute reference, usually of ``kind``, sometimes of a missing name or domain."""
+        r = self.r
+        if domain is None:
+            domain = DRIVER if kind in SCALAR_ATTRIBUTES.values() or kind is None else self.domain()
+            if r.random() < 0.15:
+                domain = self.domain()
+        pool = OTHER_ATTRIBUTES if domain == OTHER_DOMAIN else SCALAR_ATTRIBUTES
+        names = [n for n, k in pool.items() if kind is None or k == kind] or list(pool)
+        name = r.choice(names) if r.random() < 0.92 else r.choice(("missing", "Model", "gpu.example.com/model"))
+        if r.random() < 0.15 or not name.isidentifier():
+            return f"device.attributes[{_quote(domain)}][{_quote(name)}]"
+        return f"device.attributes[{_quote(domain)}].{name}"
+
+    def list_attr(self, kind: str | None = None) -> str:
+        names = [n for n, k in LIST_ATTRIBUTES.items() if kind is None or k == kind]
+        name = self.r.choice(names) if self.r.random() < 0.9 else "missing"
+        return f"device.attributes[{_quote(DRIVER)}].{name}"
+
+    def cap(self) -> str:
+        r = self.r
+        domain = DRIVER if r.random() < 0.85 else r.choice((OTHER_DRIVER, MISSING_DOMAIN))
+        name = r.choice(CAPACITIES) if r.random() < 0.9 else "missing"
+        if r.random() < 0.15:
+            return f"device.capacity[{_quote(domain)}][{_quote(name)}]"
+        return f"device.capacity[{_quote(domain)}].{name}"
+
+    def int_lit(self) -> str:
+        return str(self.r.choice((*INT_EDGES, self.r.randint(-3, 10), self.r.randint(0, 200))))
+
+    def small_int(self) -> str:
+        return str(self.r.randint(-2, 6))
+
+    def str_lit(self, unicode: bool = True) -> str:
+        pool = ASCII_STRINGS + UNICODE_STRINGS if unicode else ASCII_STRINGS
+        return _quote(self.r.choice(pool))
+
+    def int_list(self) -> str:
+        r = self.r
+        return "[" + ", ".join(str(r.choice((0, 1, 2, 3, 3, 5, 8, -4, 100))) for _ in range(r.randint(0, 5))) + "]"
+
+    def str_list(self) -> str:
+        r = self.r
+        return "[" + ", ".join(_quote(r.choice(("a", "b", "c", "B", "é", "日本", ""))) for _ in range(r.randint(0, 4))) + "]"
+
+    def any_list(self) -> str:
+        return self.r.choice((self.int_list(), self.str_list(), "[1.5, -0.0, 2.0]", "[true, false]",
+                              "[[1, 2], [3], []]", '[semver("1.0.0"), semver("0.9.0")]',
+                              '[quantity("1Gi"), quantity("1k")]', "[1u, 3u, 2u]", "[]"))
+
+    def quantity(self) -> str:
+        return f"quantity({_quote(self.r.choice(QUANTITIES))})" if self.r.random() < 0.6 else self.cap()
+
+    def version(self) -> str:
+        return f"semver({_quote(self.r.choice(VERSIONS))})" if self.r.random() < 0.4 else self.attr("version")
+
+    def string(self) -> str:
+        return self.r.choice((self.str_lit(), self.attr("string"), self.attr("string"), "device.driver"))
+
+    def integer(self) -> str:
+        return self.r.choice((self.int_lit(), self.attr("int"), self.attr("int")))
+
+    def cmp(self) -> str:
+        return self.pick("==", "!=", "<", "<=", ">", ">=")
+
+
+Topic = Callable[[Gen], str]
+
+
+def _attributes(g: Gen) -> str:
+    r = g.r
+    a = g.attr()
+    return r.choice((
+        f"{g.attr('string')} == {g.str_lit()}",
+        f"{g.attr('int')} {g.cmp()} {g.int_lit()}",
+        f"{g.attr('bool')}",
+        f"!{g.attr('bool')}",
+        f"has({a})",
+        f"has({g.attr('string')}) && {g.attr('string')}.startsWith({g.str_lit(False)})",
+        f"{_quote(g.domain())} in device.attributes",
+        f"{_quote(r.choice(list(SCALAR_ATTRIBUTES)))} in device.attributes[{_quote(g.domain())}]",
+        f"device.driver == {_quote(r.choice((DRIVER, OTHER_DRIVER, 'x')))}",
+        f"device.driver {g.cmp()} {_quote(r.choice((DRIVER, OTHER_DRIVER)))}",
+        f"device.allowMultipleAllocations{r.choice(('', ' == true', ' || ' + g.attr('bool')))}",
+        f"{a} == {a}",
+        f"device.attributes[{_quote(g.domain())}].size() {g.cmp()} {r.randint(0, 8)}",
+        f"device.capacity.size() {g.cmp()} {r.randint(0, 3)}",
+        f"size(device.attributes) > 0 && {g.attr('int')} > 0",
+        f"device.attributes.exists(d, d == {_quote(g.domain())})",
+        f"device.attributes[{_quote(DRIVER)}].exists(k, k.startsWith({_quote(r.choice('mcdn'))}))",
+        f"{g.attr('string')} in [{g.str_lit()}, {g.str_lit()}]",
+        f"{g.attr('int')} in [{g.int_lit()}, {g.int_lit()}]",
+        f"{g.attr('bool')} == {r.choice(('true', 'false'))} && {g.attr('int')} != {g.int_lit()}",
+        f"{g.attr('string')} == {g.str_lit()} || {g.attr('int')} {g.cmp()} {g.int_lit()}",
+        f"device.attributes[{_quote(DRIVER)}].?{r.choice((*SCALAR_ATTRIBUTES, 'missing'))}.hasValue()",
+    ))
+
+
+def _quantity(g: Gen) -> str:
+    r = g.r
+    q, q2 = g.quantity(), g.quantity()
+    return r.choice((
+        f"{q}.compareTo({q2}) {g.cmp()} 0",
+        f"{q}.isGreaterThan({q2})",
+        f"{q}.isLessThan({q2})",
+        f"{q}.asInteger() {g.cmp()} {g.int_lit()}",
+        f"{q}.asApproximateFloat() {g.cmp()} {r.choice(('0.0', '1e9', '1.5', '-1.0'))}",
+        f"{q}.isInteger()",
+        f"sign({q}) {g.cmp()} {r.choice(('0', '1', '-1'))}",
+        f"{q}.sign() == 1",
+        f"{q}.add({q2}).isGreaterThan({g.quantity()})",
+        f"sign({q}.sub({q2})) >= 0",
+        f"{q}.add({g.int_lit()}).asInteger() > 0",
+        f"{q}.sub({g.small_int()}).isInteger()",
+        f"isQuantity({_quote(r.choice(QUANTITIES + BAD_QUANTITIES))})",
+        f"sign(quantity({_quote(r.choice(BAD_QUANTITIES))})) == 0",
+        f"{q} == {q2}",
+        f"{q} {g.pick('<', '>')} {q2}",
+        f"{q}.asInteger() == {q}.asApproximateFloat()",
+        f"{g.cap()}.isGreaterThan(quantity({_quote(r.choice(QUANTITIES))}))",
+    ))
+
+
+def _quantity_edge(g: Gen) -> str:
+    r = g.r
+    edge = r.choice(("9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                     "-9223372036854775809", "8Ei", "7Ei", "16Ei", "1.5Gi", "1000m", "1500m", "1e18",
+                     "1e19", "100n", "0.5", "1E", "123456789012345678901234567890", "2Ei", "1u"))
+    q = f"quantity({_quote(edge)})"
+    return r.choice((
+        f"{q}.asInteger() > 0",
+        f"{q}.isInteger()",
+        f"!{q}.isInteger()",
+        f"{q}.asApproximateFloat() > 0.0",
+        f"{q}.add({r.choice(('1', '-1', '9223372036854775807'))}).asInteger() != 0",
+        f"{q}.sub(quantity({_quote(r.choice(QUANTITIES))})).isInteger()",
+        f"{q}.add(quantity({_quote(edge)})).asInteger() > 0",
+        f"{q}.compareTo(quantity({_quote(r.choice(QUANTITIES))})) == 0",
+        f"{g.cap()}.asInteger() > 0",
+        f"{g.cap()}.isInteger()",
+        f"{g.cap()}.add({g.cap()}).asInteger() > 0",
+        f"sign({q}) == 1",
+    ))
+
+
+def _semver(g: Gen) -> str:
+    r = g.r
+    v, v2 = g.version(), g.version()
+    text = _quote(r.choice(VERSIONS + BAD_VERSIONS))
+    return r.choice((
+        f"{v}.compareTo({v2}) {g.cmp()} 0",
+        f"{v}.isGreaterThan({v2})",
+        f"{v}.isLessThan({v2})",
+        f"{v}.major() {g.cmp()} {r.randint(0, 3)}",
+        f"{v}.minor() == {r.randint(0, 3)} && {v}.patch() >= 0",
+        f"isSemver({text})",
+        f"isSemver({text}, {r.choice(('true', 'false'))})",
+        f"semver({text}).major() >= 0",
+        f"semver({text}, true).minor() >= 0",
+        f"{v} == {v2}",
+        f"{v} {g.pick('<', '>')} {v2}",
+        f"{g.attr('version')}.isGreaterThan(semver({_quote(r.choice(VERSIONS))}))",
+        f"{g.attr('version')} == semver({_quote(r.choice(VERSIONS))})",
+    ))
+
+
+def _strings_ext(g: Gen) -> str:
+    r = g.r
+    s = g.string()
+    return r.choice((
+        f"{s}.charAt({g.small_int()}) == {_quote(r.choice(('a', 'H', '', 'é')))}",
+        f"{s}.indexOf({_quote(r.choice(('a', '0', '', '-', 'é')))}) {g.cmp()} {g.small_int()}",
+        f"{s}.indexOf({_quote(r.choice(('a', '1')))}, {g.small_int()}) >= 0",
+        f"{s}.lastIndexOf({_quote(r.choice(('a', '0', '')))}) {g.cmp()} {g.small_int()}",
+        f"{s}.lastIndexOf({_quote('a')}, {g.small_int()}) >= -1",
+        f"{s}.lowerAscii() == {g.str_lit()}",
+        f"{s}.upperAscii().startsWith({_quote(r.choice(('H', 'A', 'É')))})",
+        f"{s}.replace({_quote(r.choice(('1', 'a', '')))}, {_quote(r.choice(('2', 'é', '')))}) == {g.str_lit()}",
+        f"{s}.replace('a', 'b', {g.small_int()}).size() > 0",
+        f"{s}.split({_quote(r.choice((',', '', '-', ' ')))}).size() {g.cmp()} {r.randint(0, 3)}",
+        f"{s}.split(',', {g.small_int()}).size() >= 0",
+        f"{s}.substring({g.small_int()}) == {g.str_lit()}",
+        f"{s}.substring({g.small_int()}, {g.small_int()}).size() >= 0",
+        f"{s}.trim() == {g.str_lit()}",
+        f"{g.str_list()}.join() == {g.str_lit(False)}",
+        f"{g.str_list()}.join({_quote(r.choice((',', '', '-')))}).size() > 0",
+        f"strings.quote({s}).size() > 0",
+        f"{_quote(r.choice(('%s', '%d', '%s-%s', '%.2f', '%x', '%o', '%b', '%e', '%%', '%q')))}.format([{r.choice(('1', chr(34) + 'a' + chr(34), '1.5', 'true', '[1, 2]', '1u', 'null'))}]) != ''",
+        f"{s}.reverse() == {g.str_lit()}",
+        f"{s}.size() {g.cmp()} {r.randint(0, 10)}",
+        f"{s}.contains({_quote(r.choice(('a', '1', 'ö', '')))})",
+        f"{s}.endsWith({_quote(r.choice(('0', 'e', 'é', '')))})",
+    ))
+
+
+def _codepoint(g: Gen) -> str:
+    r = g.r
+    s = _quote(r.choice(UNICODE_STRINGS)) if r.random() < 0.6 else g.attr("string")
+    i, j = r.randint(0, 5), r.randint(0, 8)
+    return r.choice((
+        f"{s}.size() == {r.randint(1, 12)}",
+        f"size({s}) {g.cmp()} {r.randint(1, 12)}",
+        f"{s}.charAt({i}) == {_quote(r.choice(('é', 'Ω', '日', '🚀', 'a', '')))}",
+        f"{s}.substring({i}) == {_quote(r.choice(UNICODE_STRINGS))}",
+        f"{s}.substring({min(i, j)}, {max(i, j)}).size() == {abs(j - i)}",
+        f"{s}.indexOf({_quote(r.choice(('é', 'Ω', '本', '🚀', 'c')))}) == {r.randint(-1, 6)}",
+        f"{s}.lastIndexOf({_quote(r.choice(('é', '🚀', 'a', '')))}) == {r.randint(-1, 10)}",
+        f"{s}.indexOf({_quote(r.choice(('a', 'é')))}, {i}) >= 0",
+        f"{s}.upperAscii() == {s}",
+        f"{s}.lowerAscii() != {s}",
+        f"{s}.split('').size() == {r.randint(1, 12)}",
+        f"{s}.reverse() == {s}",
+        f"{s}.matches({_quote(r.choice(CODEPOINT_PATTERNS))})",
+        f"{s} < {_quote(r.choice(UNICODE_STRINGS))}",
+        f"{s}.trim().size() > 0",
+        f"{s}.charAt({s}.size()) == ''",
+    ))
+
+
+def _regex(g: Gen) -> str:
+    r = g.r
+    s = g.string()
+    pattern = _quote(r.choice(REGEX_PATTERNS))
+    return r.choice((
+        f"{s}.matches({pattern})",
+        f"matches({s}, {pattern})",
+        f"{s}.find({pattern}) == {g.str_lit(False)}",
+        f"{s}.findAll({pattern}).size() {g.cmp()} {r.randint(0, 3)}",
+        f"{s}.findAll({pattern}, {r.randint(-1, 3)}).size() >= 0",
+        f"{s}.matches({g.string()})",
+        f"{s}.find({g.string()}) != ''",
+    ))
+
+
+def _lists_library(g: Gen) -> str:
+    r = g.r
+    lst = r.choice((g.int_list(), g.int_list(), g.str_list(), g.any_list()))
+    return r.choice((
+        f"{lst}.sum() {g.cmp()} {g.small_int()}",
+        f"{lst}.min() {g.cmp()} {g.small_int()}",
+        f"{lst}.max() == {g.small_int()}",
+        f"{lst}.isSorted()",
+        f"{lst}.indexOf({g.small_int()}) {g.cmp()} {g.small_int()}",
+        f"{lst}.lastIndexOf({g.small_int()}) == {g.small_int()}",
+        f"{g.str_list()}.indexOf({_quote(r.choice('abcé'))}) >= 0",
+        f"{g.str_list()}.min() == {_quote(r.choice('abc'))}",
+        f"[{g.attr('int')}, {g.int_lit()}].sum() > 0",
+        f"[{g.attr('int')}, {g.int_lit()}].max() == {g.attr('int')}",
+        f"[9223372036854775807, {r.choice(('1', '0', '-1'))}].sum() > 0",
+        "[1.5, 2.5].sum() == 4.0",
+        "[duration('1s'), duration('2s')].sum() == duration('3s')",
+        f"[1u, 2u].sum() == {r.choice(('3u', '3'))}",
+        f"{lst}.sum() == {lst}.sum()",
+        f"[].min() == {g.small_int()}",
+        f"[{g.attr('string')}, {g.str_lit()}].isSorted()",
+        "[semver('1.0.0'), semver('2.0.0')].isSorted()",
+        "[true, false].isSorted()",
+        f"{g.int_list()}.max() {g.cmp()} {g.int_list()}.min()",
+    ))
+
+
+def _ext_lists(g: Gen) -> str:
+    r = g.r
+    lst = r.choice((g.int_list(), g.str_list(), g.any_list()))
+    return r.choice((
+        f"{lst}.distinct().size() {g.cmp()} {r.randint(0, 4)}",
+        f"{lst}.reverse() == {lst}",
+        f"{r.choice(('[[1, 2], [3]]', '[[1, [2]], [3]]', '[[], [1]]', lst))}.flatten().size() == {r.randint(0, 4)}",
+        f"[[1, [2, [3]]]].flatten({r.randint(-1, 3)}).size() >= 0",
+        f"{lst}.slice({r.randint(-1, 2)}, {r.randint(0, 4)}).size() >= 0",
+        f"{lst}.sort() == {lst}",
+        f"{g.int_list()}.sortBy(x, -x).size() >= 0",
+        f"{g.str_list()}.sortBy(s, s.size())[0] != 'z'",
+        f"{lst}.first().hasValue()",
+        f"{lst}.last().orValue({r.choice(('0', chr(34) + chr(34)))}) {g.pick('==', '!=')} {r.choice(('0', '3', chr(34) + 'a' + chr(34)))}",
+        f"lists.range({r.randint(-1, 5)}).size() == {r.randint(0, 5)}",
+        f"lists.range({r.randint(0, 4)}).sum() >= 0",
+        f"{lst}.distinct() == {lst}",
+        "[dyn(1), dyn(1.0), dyn(1u)].distinct().size() == 1",
+        "[1, 'a'].sort().size() == 2",
+        f"{g.int_list()}.sort().isSorted()",
+        f"[{g.attr('int')}, 1].sort()[0] >= 0",
+    ))
+
+
+def _two_var(g: Gen) -> str:
+    r = g.r
+    lst = r.choice((g.int_list(), g.str_list()))
+    m = r.choice(('{"a": 1, "b": 2}', '{"x": 0}', "{}", f"device.attributes[{_quote(DRIVER)}]",
+                  '{1: "one", 2: "two"}'))
+    return r.choice((
+        f"{lst}.all(i, v, i >= 0)",
+        f"{lst}.exists(i, v, i == {r.randint(0, 3)})",
+        f"{lst}.existsOne(i, v, i == 0)",
+        f"{lst}.exists_one(i, v, i == 0)",
+        f"{m}.all(k, v, k != '')",
+        f"{m}.exists(k, v, v == {r.choice(('1', chr(34) + 'one' + chr(34)))})",
+        f"{m}.existsOne(k, v, k == 'a')",
+        f"{lst}.transformList(i, v, i).size() == {r.randint(0, 4)}",
+        f"{lst}.transformList(i, v, i < 2, i).size() >= 0",
+        f"{g.int_list()}.transformList(i, v, v * 2).sum() {g.cmp()} {r.randint(0, 20)}",
+        f"{g.int_list()}.transformMap(i, v, v + 1).size() >= 0",
+        f"{g.int_list()}.transformMap(i, v, i > 0, v).size() >= 0",
+        f"{m}.transformMap(k, v, k).size() == {r.randint(0, 3)}",
+        f"{m}.transformMapEntry(k, v, {{v: k}}).size() >= 0",
+        f"{m}.transformMapEntry(k, v, k != '', {{k: v}}).size() >= 0",
+        '{"a": 1, "b": 1}.transformMapEntry(k, v, {v: k}).size() == 1',
+        f"{lst}.all(i, v, i == v)",
+        "[1, 2].all(x, y, z)",
+        f"{m}.all(k, k, true)",
+        f"device.attributes[{_quote(DRIVER)}].exists(k, v, k == 'model' && v == 'H100')",
+    ))
+
+
+def _macros(g: Gen) -> str:
+    r = g.r
+    lst = r.choice((g.int_list(), g.str_list()))
+    return r.choice((
+        f"{lst}.all(x, x {g.cmp()} {r.choice(('0', chr(34) + 'a' + chr(34)))})",
+        f"{g.int_list()}.exists(x, x == {g.small_int()})",
+        f"{g.int_list()}.exists_one(x, x > {g.small_int()})",
+        f"{g.int_list()}.map(x, x * 2).size() == {r.randint(0, 5)}",
+        f"{g.int_list()}.map(x, x > 1, x).size() >= 0",
+        f"{g.int_list()}.filter(x, x % 2 == 0).size() {g.cmp()} {r.randint(0, 3)}",
+        f"{g.int_list()}.all(x, 10 / x > 0)",
+        f"{g.int_list()}.exists(x, 10 / x > 100)",
+        f"[{g.attr('int')}, {g.attr('int')}].all(x, x > 0)",
+        "device.attributes.all(d, d.endsWith('.com') || d.endsWith('.io') || d.endsWith('.org'))",
+        "device.capacity.exists(d, device.capacity[d].exists(n, device.capacity[d][n].isGreaterThan(quantity('1Gi'))))",
+        f"device.attributes[{_quote(g.domain())}].exists(n, n == 'model')",
+        f"has(device.attributes.{r.choice(('x', 'y'))})",
+        "has(device.driver)",
+        f"{g.str_list()}.map(s, s.upperAscii()).exists(s, s == 'A')",
+        "[1, 2, 3].map(x, [x]).size() == 3",
+        f"{lst}.all(x, x)",
+    ))
+
+
+def _url(g: Gen) -> str:
+    r = g.r
+    u = _quote(r.choice(URLS))
+    getter = r.choice(("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"))
+    return r.choice((
+        f"isURL({u})",
+        f"url({u}).{getter}() == {_quote(r.choice(('https', 'example.com', '', '8080', '/path', '[::1]', '::1')))}",
+        f"url({u}).getQuery().size() >= 0",
+        f"url({u}).getQuery()[{_quote('x')}][0] == '1'",
+        f"url({u}).{getter}().size() > 0",
+        f"isURL({g.attr('string')})",
+        f"url({g.attr('string')}).getScheme() == 'https'",
+        f"url({u}) == url({u})",
+        f"type(url({u})) == {r.choice(('url', 'string', 'kubernetes.URL'))}",
+    ))
+
+
+def _ip_cidr(g: Gen) -> str:
+    r = g.r
+    ip = _quote(r.choice(IPS))
+    cidr = _quote(r.choice(CIDRS))
+    return r.choice((
+        f"isIP({ip})",
+        f"ip({ip}).family() == {r.choice((4, 6))}",
+        f"ip.isCanonical({ip})",
+        f"ip({ip}).{r.choice(('isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast'))}()",
+        f"string(ip({ip})) == {ip}",
+        f"ip({ip}) == ip({_quote(r.choice(IPS))})",
+        f"isCIDR({cidr})",
+        f"cidr({cidr}).containsIP({ip})",
+        f"cidr({cidr}).containsIP(ip({ip}))",
+        f"cidr({cidr}).containsCIDR({cidr})",
+        f"cidr({cidr}).containsCIDR(cidr({_quote(r.choice(CIDRS))}))",
+        f"cidr({cidr}).ip().family() == 4",
+        f"cidr({cidr}).prefixLength() {g.cmp()} {r.choice((8, 16, 32, 128))}",
+        f"string(cidr({cidr}).masked()) == {cidr}",
+        f"string(cidr({cidr})) == {cidr}",
+        f"isIP({g.attr('string')})",
+    ))
+
+
+def _sets(g: Gen) -> str:
+    r = g.r
+    a, b = r.choice((g.int_list(), g.str_list())), r.choice((g.int_list(), g.str_list()))
+    fn = r.choice(("contains", "equivalent", "intersects"))
+    return r.choice((
+        f"sets.{fn}({a}, {b})",
+        f"sets.{fn}({g.int_list()}, {g.int_list()})",
+        f"sets.{fn}([1, 2.0], [1u])",
+        f"sets.{fn}([{g.attr('int')}], [{g.int_lit()}])",
+        f"sets.{fn}({a})",
+    ))
+
+
+def _format_library(g: Gen) -> str:
+    r = g.r
+    name = r.choice(FORMATS)
+    value = r.choice(("my-label", "My_Label", "a" * 64, "example.com", "-bad", "123", "2024-01-02",
+                      "2024-01-02T03:04:05Z", "550e8400-e29b-41d4-a716-446655440000", "aGVsbG8=", "",
+                      "https://x.y", "prefix-"))
+    return r.choice((
+        f"format.{name}().validate({_quote(value)}).hasValue()",
+        f"!format.{name}().validate({_quote(value)}).hasValue()",
+        f"format.named({_quote(r.choice((*FORMATS, 'nope')))}).hasValue()",
+        f"format.named({_quote(name)}).value().validate({_quote(value)}).orValue([]).size() == 0",
+        f"format.{name}().validate({g.attr('string')}).hasValue()",
+        f"format.dns1123Label().validate({_quote(value)}).value().size() > 0",
+    ))
+
+
+def _optional(g: Gen) -> str:
+    r = g.r
+    name = r.choice((*SCALAR_ATTRIBUTES, "missing"))
+    d = _quote(g.domain())
+    return r.choice((
+        f"device.attributes[{d}].?{name}.orValue({r.choice(('0', chr(34) + chr(34), 'false'))}) == {r.choice(('0', chr(34) + 'H100' + chr(34), 'true'))}",
+        f"device.attributes[?{d}].hasValue()",
+        f"device.attributes[?{d}].?{name}.hasValue()",
+        f"device.attributes[{d}][?{_quote(name)}].hasValue()",
+        f"device.capacity[?{d}].?memory.orValue(quantity('0')).isGreaterThan(quantity('1Gi'))",
+        f"optional.of({g.int_lit()}).value() > 0",
+        "optional.none().hasValue()",
+        "optional.none().value() == 1",
+        f"optional.ofNonZeroValue({r.choice(('0', chr(34) + chr(34), '[]', '1', chr(34) + 'a' + chr(34)))}).hasValue()",
+        "optional.of(1).or(optional.of(2)).value() == 1",
+        f"optional.none().or(optional.of({g.small_int()})).value() == 2",
+        f"optional.of({g.int_lit()}).optMap(x, x + 1).value() > 0",
+        "optional.of(1).optFlatMap(x, optional.none()).hasValue()",
+        "[?optional.of(1), ?optional.none()].size() == 1",
+        "{'a': 1, ?'b': optional.none()}.size() == 1",
+        "{?'a': optional.of(1)}.a == 1",
+        f"device.attributes[{d}].?{name}.value() == 1",
+        f"{g.int_list()}.first().orValue(-1) >= 0",
+        "optional.of(1) == optional.of(1)",
+        f"device.attributes[{d}].?{name}",
+    ))
+
+
+def _bind(g: Gen) -> str:
+    r = g.r
+    return r.choice((
+        f"cel.bind(a, {g.attr()}, a == a)",
+        f"cel.bind(m, {g.attr('string')}, m.startsWith('H') || m == {g.str_lit()})",
+        f"cel.bind(x, {g.int_lit()}, cel.bind(y, x * 2, y > x))",
+        f"cel.bind(d, device.attributes[{_quote(DRIVER)}], has(d.model) && d.model != '')",
+        f"cel.bind(q, {g.quantity()}, q.isGreaterThan(quantity('1')) && sign(q) > 0)",
+        "cel.bind(x, 1, x + y > 0)",
+        "cel.bind(1, 1, true)",
+        f"cel.bind(l, {g.int_list()}, l.size() == 0 || l.exists(v, v > 1))",
+    ))
+
+
+def _list_attributes(g: Gen) -> str:
+    r = g.r
+    la = g.list_attr()
+    return r.choice((
+        f"{g.list_attr('ints')}.includes({g.small_int()})",
+        f"{g.list_attr('strings')}.includes({g.str_lit()})",
+        f"{g.list_attr('bools')}.includes(true)",
+        f"{g.list_attr('versions')}.includes(semver('1.2.3'))",
+        f"{la}.size() {g.cmp()} {r.randint(0, 4)}",
+        f"{g.list_attr('ints')}.sum() {g.cmp()} {r.randint(0, 20)}",
+        f"{g.list_attr('ints')}.max() == {g.small_int()}",
+        f"{g.list_attr('ints')}.all(x, x >= 0)",
+        f"{g.list_attr('strings')}.exists(s, s.startsWith('a'))",
+        f"{g.list_attr('versions')}.exists(v, v.isGreaterThan(semver('1.0.0')))",
+        f"{la}.includes({g.attr()})",
+        f"{g.attr()}.includes({g.small_int()})",
+        f"{la} == {la}",
+        f"{g.list_attr('ints')}.sort().isSorted()",
+        f"{g.list_attr('strings')}.distinct().size() > 0",
+        f"{la}[0] == {la}[0]",
+        f"{g.list_attr('ints')}.all(i, v, v > i)",
+        f"{g.attr('int')} in {g.list_attr('ints')}",
+        f"{g.list_attr('ints')} == {g.int_list()}",
+        f"sets.contains({g.list_attr('ints')}, [1])",
+    ))
+
+
+def _runtime_type_error(g: Gen) -> str:
+    r = g.r
+    return r.choice((
+        f"{g.attr('version')} == {_quote(r.choice(VERSIONS))}",
+        f"{g.attr('version')} {g.pick('<', '>')} {_quote(r.choice(VERSIONS))}",
+        f"string({g.attr('version')}) == {_quote(r.choice(VERSIONS))}",
+        f"size({g.attr('int')}) > 0",
+        f"{g.attr('int')}.size() > 0",
+        f"{g.attr('int')} + {g.attr('string')} == 1",
+        f"{g.attr('int')} + 1.5 > 0.0",
+        f"{g.attr('int')} + 1u > 0u",
+        f"{g.attr('string')} + {g.attr('int')} == 'x'",
+        f"{g.attr('bool')} && {g.attr('string')}",
+        f"{g.attr('string')} > 1",
+        f"{g.attr('string')}.startsWith({g.attr('int')})",
+        f"{g.attr('int')}.startsWith('1')",
+        f"{g.attr('version')}.major() == {_quote('1')}",
+        f"{g.attr('string')}.isGreaterThan(semver('1.0.0'))",
+        f"{g.attr('version')}.size() > 0",
+        "dyn(1) + dyn(1.5) > 0",
+        f"dyn({g.int_lit()}) + dyn('a') == 'a'",
+        "dyn([1]) + dyn({'a': 1}) == []",
+        f"{g.attr()}",
+        f"{g.attr('string')}",
+        f"{g.attr('int')} == true",
+        f"{g.attr('int')} in {g.attr('string')}",
+        f"{g.attr('string')}.matches({g.attr('int')})",
+        f"int({g.attr('string')}) > 0",
+        f"int({g.attr('version')}) > 0",
+        f"{g.cap()} > {g.attr('int')}",
+        f"{g.attr('version')} == {g.attr('version')}",
+        f"{g.attr('int')} == {g.attr('string')}",
+        f"{g.attr('bool')} ? {g.attr('int')} : 'x'",
+    ))
+
+
+def _numbers(g: Gen) -> str:
+    r = g.r
+    big = r.choice(("9223372036854775807", "-9223372036854775807", "4611686018427387904"))
+    return r.choice((
+        f"{big} + {r.choice(('1', '0', '-1', big))} > 0",
+        f"{big} * {r.choice(('2', '-1', '1', '-2'))} != 0",
+        f"-9223372036854775807 - {r.choice(('1', '2'))} < 0",
+        "-(-9223372036854775807 - 1) > 0",
+        f"{r.choice(('-9223372036854775807 - 1', g.int_lit()))} / {r.choice(('-1', '0', '2'))} != 1",
+        f"{g.integer()} % {r.choice(('0', '-1', '3'))} == 0",
+        f"{g.integer()} / {r.choice(('0', g.attr('int')))} > 0",
+        f"18446744073709551615u + {r.choice(('1u', '0u'))} > 0u",
+        "0u - 1u > 0u",
+        "1u / 0u == 0u",
+        f"1.0 / 0.0 {g.cmp()} 1.0",
+        f"0.0 / 0.0 {r.choice(('==', '!='))} 0.0 / 0.0",
+        "-1.0 / 0.0 < 0.0",
+        "double('NaN') == double('NaN')",
+        "double('inf') > 1e308",
+        f"{r.choice(('1e308', '1.7976931348623157e308'))} * 10.0 > 0.0",
+        f"int({r.choice(('1e19', '-1e19', '9.2233720368547758e18', '1.5', '-1.5', '2.5', 'double(' + chr(34) + 'NaN' + chr(34) + ')'))}) != 0",
+        f"uint({r.choice(('-1', '1.5', '-0.5', '1e20', '18446744073709551615.0'))}) >= 0u",
+        f"int({r.choice(('9223372036854775807u', '9223372036854775808u'))}) > 0",
+        f"uint({g.attr('int')}) >= 0u",
+        f"double({g.attr('int')}) > 0.5",
+        f"{g.attr('int')} * {g.attr('int')} >= 0",
+        f"{g.attr('int')} + {big} > 0",
+        f"{g.attr('int')} - {big} < 0",
+        f"{g.attr('int')} {g.cmp()} {r.choice(('1.5', '2u', '0.0', '-1u'))}",
+        f"1 {g.cmp()} {r.choice(('1.0', '1u', '2.5'))}",
+        f"{r.choice(('1', '2.0', '3u'))} == {r.choice(('1', '2.0', '3u'))}",
+        f"-{g.attr('int')} < 0",
+        "9223372036854775808 > 0",
+        "-9223372036854775808 < 0",
+        f"{g.int_lit()} {g.pick('+', '-', '*', '/', '%')} {g.int_lit()} {g.cmp()} {g.int_lit()}",
+    ))
+
+
+def _conversions(g: Gen) -> str:
+    r = g.r
+    return r.choice((
+        f"string({g.attr('int')}) == '1'",
+        f"string({g.attr('bool')}) == 'true'",
+        f"string({r.choice(STRING_CONVERTIBLES)}) != ''",
+        f"int({_quote(r.choice(('1', '-1', ' 1', '1.0', '0x1', '9223372036854775808', '')))}) > 0",
+        f"uint({_quote(r.choice(('1', '-1', '18446744073709551616')))}) > 0u",
+        f"double({_quote(r.choice(('1.5', 'inf', '-Infinity', 'nan', 'x', '1e400')))}) > 0.0",
+        f"bool({_quote(r.choice(('true', 'True', 't', '1', 'yes', 'false', 'FALSE')))})",
+        f"bytes({g.str_lit()}).size() {g.cmp()} {r.randint(0, 8)}",
+        f"string(bytes({g.str_lit()})) == {g.str_lit()}",
+        f"type({g.attr()}) == {r.choice(('string', 'int', 'bool', 'kubernetes.Semver', 'dyn', 'null_type'))}",
+        f"type({r.choice(('1', '1u', '1.0', 'true', chr(34) + chr(34), '[]', '{}', 'null', 'quantity(' + chr(34) + '1' + chr(34) + ')'))}) == {r.choice(('int', 'uint', 'double', 'bool', 'string', 'list', 'map', 'null_type', 'type'))}",
+        f"dyn({g.attr()}) == {g.str_lit()}",
+        f"duration({_quote(r.choice(('1s', '1h30m', '-1.5s', '1d', 'x', '')))}) > duration('0s')",
+        f"timestamp({_quote(r.choice(('2024-01-01T00:00:00Z', '2024-13-01T00:00:00Z', 'x')))}).getFullYear() == 2024",
+        f"timestamp('2024-01-01T00:00:00Z') + duration({_quote(r.choice(('1h', '-1h', '87600h')))}) > timestamp('2024-01-01T00:00:00Z')",
+        f"null == {r.choice(('null', '1', g.attr()))}",
+        f"{g.attr('string')} != null",
+        "b'abc' + b'def' == b'abcdef'",
+        f"{r.choice(('[1, 2] + [3]', '[1] + []', chr(34) + 'a' + chr(34) + ' + ' + chr(34) + 'é' + chr(34)))} != {r.choice(('[]', chr(34) + chr(34)))}",
+    ))
+
+
+def _ill_typed(g: Gen) -> str:
+    r = g.r
+    return r.choice((
+        f"{g.attr('string')}",
+        f"{g.int_lit()}",
+        f"{g.str_lit()}",
+        f"{g.int_list()}",
+        "device",
+        "device.attributes",
+        f"{g.cap()}",
+        "quantity('1') + quantity('2')",
+        f"{g.int_lit()} == {g.str_lit()}",
+        "1 + 1u == 2",
+        "'a' + 1 == 'a1'",
+        "1 == 1.0",
+        "[1, 'a'].size() == 2",
+        "{'a': 1, 'b': 'x'}.size() == 2",
+        "undefined_var == 1",
+        "device.nosuchfield == 1",
+        "device.driver.nosuch == 1",
+        "size() == 0",
+        f"{g.attr('string')}.nosuchfunction()",
+        "math.greatest(1, 2) == 2",
+        "base64.encode(b'a') == 'YQ=='",
+        "device.attributes[1] == 1",
+        "device.capacity[" + _quote(DRIVER) + "].memory == 1",
+        "device.capacity[" + _quote(DRIVER) + "].memory > quantity('1')",
+        "quantity('1').major() == 1",
+        "semver('1.0.0').asInteger() == 1",
+        f"{g.attr()} ==",
+        f"({g.attr()}",
+        f"{g.attr()} = 1",
+        "'unterminated",
+        "1 +* 2",
+        "device.driver == 'a' && || true",
+        "[1, 2].all(1, true)",
+        "has(device)",
+        "has(1)",
+        "'a'.matches('(')",
+        "'a'.find('[')",
+        "duration('x') > duration('1s')",
+        "timestamp('x') > timestamp('2024-01-01T00:00:00Z')",
+        f"{g.attr('string')} in {g.attr('string')}",
+        "device.driver.size() + 'x' == 1",
+        "lists.range('a').size() == 0",
+        "ip(1) == ip('1.2.3.4')",
+        "url(1).getHost() == ''",
+        "isURL()",
+        "[1, 2].sum(1) == 3",
+        "'abc'.charAt('a') == 'a'",
+        "!1",
+        "-'a' == 'a'",
+        "true ? 1 : 'a'",
+        "1 < 'a'",
+        "[].size() == 0u",
+        "device.allowMultipleAllocations == 1",
+        "format.nope().validate('a').hasValue()",
+        "cel.bind(x) == 1",
+        "device.attributes[" + _quote(DRIVER) + "].model.",
+        "\u00e9 == 1",
+        "`a` == 1",
+        "a.b.c == 1",
+    ))
+
+
+def _random(g: Gen) -> str:
+    """Small combinations of the other topics' building blocks."""
+    r = g.r
+    parts = [TOPICS[r.choice(COMBINABLE)](g) for _ in range(r.randint(2, 3))]
+    ops = [r.choice((" && ", " || ")) for _ in parts[1:]]
+    text = parts[0]
+    for op, part in zip(ops, parts[1:], strict=True):
+        text += op + (f"({part})" if r.random() < 0.5 else part)
+    if r.random() < 0.2:
+        text = f"!({text})"
+    if r.random() < 0.15:
+        text = f"({parts[0]}) ? ({parts[-1]}) : false"
+    return text
+
+
+TOPICS: dict[str, Topic] = {
+    "attributes": _attributes,
+    "quantity": _quantity,
+    "quantity-edge": _quantity_edge,
+    "semver": _semver,
+    "strings-ext": _strings_ext,
+    "codepoint": _codepoint,
+    "regex": _regex,
+    "lists-library": _lists_library,
+    "ext-lists": _ext_lists,
+    "two-var-comprehension": _two_var,
+    "macros": _macros,
+    "url": _url,
+    "ip-cidr": _ip_cidr,
+    "sets": _sets,
+    "format": _format_library,
+    "optional": _optional,
+    "bind": _bind,
+    "list-attributes": _list_attributes,
+    "runtime-type-error": _runtime_type_error,
+    "numbers": _numbers,
+    "conversions": _conversions,
+    "ill-typed": _ill_typed,
+    "random": _random,
+}
+COMBINABLE = tuple(t for t in TOPICS if t not in ("random", "ill-typed", "list-attributes"))
+
+
+def expressions(seed: int, topic: str, count: int) -> list[str]:
+    """``count`` distinct expressions of ``topic`` (fewer when the topic has fewer), in a fixed
+    order for a given seed."""
+    r = random.Random(f"{seed}:{topic}")
+    g = Gen(r)
+    generate = TOPICS[topic]
+    found: dict[str, None] = {}
+    attempts = 0
+    while len(found) < count and attempts < count * 20:
+        attempts += 1
+        found.setdefault(generate(g), None)
+    return list(found)
