@@ -44,7 +44,7 @@ def device_claim(devices: dict[str, Any], path: Path, features: Features, limits
         return device_request(request, at, limits, key_field)
 
     errs = validate_set(
-        requests, limits.requests, check_request, _name_key, (*path, "requests"), key_field
+        requests, limits.requests, check_request, _name_key, (*path, "requests"), limits, key_field
     )
 
     def check_constraint(constraint: Any, at: Path) -> Errors:
@@ -56,6 +56,7 @@ def device_claim(devices: dict[str, Any], path: Path, features: Features, limits
             limits.constraints,
             check_constraint,
             (*path, "constraints"),
+            limits,
         )
     )
 
@@ -63,7 +64,9 @@ def device_claim(devices: dict[str, Any], path: Path, features: Features, limits
         return claim_configuration(config, at, names, limits)
 
     errs.extend(
-        validate_slice(items(devices, "config"), limits.config, check_config, (*path, "config"))
+        validate_slice(
+            items(devices, "config"), limits.config, check_config, (*path, "config"), limits
+        )
     )
     return errs
 
@@ -93,15 +96,10 @@ def device_request(request: Any, path: Path, limits: Limits, key_field: str | No
             required(path, Topic.ONE_OF, "exactly one of `exactly` or `firstAvailable` is required")
         )
     elif has_first_available and has_exactly:
-        errs.append(
-            invalid(
-                path,
-                None,
-                "exactly one of `exactly` or `firstAvailable` is required, but multiple fields "
-                "are set",
-                Topic.ONE_OF,
-            )
-        )
+        detail = "exactly one of `exactly` or `firstAvailable` is required"
+        if limits.request_one_of_says_multiple:
+            detail += ", but multiple fields are set"
+        errs.append(invalid(path, None, detail, Topic.ONE_OF))
     elif has_first_available:
 
         def check_sub(sub: Any, at: Path) -> Errors:
@@ -114,6 +112,7 @@ def device_request(request: Any, path: Path, limits: Limits, key_field: str | No
                 check_sub,
                 _name_key,
                 (*path, "firstAvailable"),
+                limits,
                 key_field,
             )
         )

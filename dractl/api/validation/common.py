@@ -35,13 +35,22 @@ def validate_items(values: Sequence[Any], check: ItemCheck, path: Path) -> Error
     return errs
 
 
-def validate_slice(values: Any, max_size: int | None, check: ItemCheck, path: Path) -> Errors:
-    """Size first (a list that is too long reports only that), then every item."""
+def validate_slice(
+    values: Any, max_size: int | None, check: ItemCheck, path: Path, limits: Limits
+) -> Errors:
+    """Size first, then every item (see :attr:`Limits.items_beyond_max` for a list too long)."""
     if not isinstance(values, list):
         return []
-    if max_size is not None and len(values) > max_size:
-        return [too_many(path, len(values), max_size)]
-    return validate_items(values, check, path)
+    oversize = _too_many(len(values), max_size, path)
+    if oversize and not limits.items_beyond_max:
+        return oversize
+    return oversize + validate_items(values, check, path)
+
+
+def _too_many(actual: int, max_size: int | None, path: Path) -> Errors:
+    if max_size is not None and actual > max_size:
+        return [too_many(path, actual, max_size)]
+    return []
 
 
 def validate_set(
@@ -50,6 +59,7 @@ def validate_set(
     check: ItemCheck,
     key: Callable[[Any], Hashable | None],
     path: Path,
+    limits: Limits,
     key_field: str | None = None,
 ) -> Errors:
     """A list whose items must be unique by ``key`` (``None``: the item has no usable key).
@@ -59,9 +69,10 @@ def validate_set(
     """
     if not isinstance(values, list):
         return []
-    if max_size is not None and len(values) > max_size:
-        return [too_many(path, len(values), max_size)]
-    errs = validate_items(values, check, path)
+    oversize = _too_many(len(values), max_size, path)
+    if oversize and not limits.items_beyond_max:
+        return oversize
+    errs = oversize + validate_items(values, check, path)
     seen: set[Hashable] = set()
     for i, value in enumerate(values):
         item_key = key(value)
@@ -82,13 +93,14 @@ def validate_map(
     check_key: Callable[[str, Path, Path], Errors],
     check_item: ItemCheck,
     path: Path,
+    limits: Limits,
 ) -> Errors:
     """Key errors are reported at the map (located at the key), item errors at ``map[key]``."""
     if not isinstance(values, dict):
         return []
-    if max_size is not None and len(values) > max_size:
-        return [too_many(path, len(values), max_size)]
-    errs: Errors = []
+    errs = _too_many(len(values), max_size, path)
+    if errs and not limits.items_beyond_max:
+        return errs
     for name, value in values.items():
         errs.extend(check_key(name, path, (*path, Key(name))))
         errs.extend(check_item(value, (*path, Key(truncate_if_too_long(name, truncate_key)))))
@@ -184,39 +196,47 @@ def c_identifier(value: str, path: Path, limits: Limits, locate: Path | None) ->
 
 
 def qualified_name(name: str, path: Path, limits: Limits, locate: Path | None = None) -> Errors:
-    """Attribute and capacity names: ``id`` or ``domain/id``."""
+    """Attribute and capacity names: ``id`` or ``domain/id``.
+
+    More than one slash is not checked in 1.34 to 1.36 (upstream's switch has no case for it).
+    """
+    if limits.empty_name_parts_required and not name:
+        return [required(path, Topic.QUALIFIED_NAME, "name required", locate)]
     parts = name.split("/")
     if len(parts) == 1:
         return c_identifier(parts[0], path, limits, locate)
-    if len(parts) == 2:
-        errs: Errors = []
-        domain, ident = parts
-        if not domain:
-            errs.append(
-                invalid(path, "", "the domain must not be empty", Topic.QUALIFIED_NAME, locate)
-            )
-        else:
-            errs.extend(driver_name(domain, path, limits, Topic.QUALIFIED_NAME, locate))
-        if not ident:
-            errs.append(
-                invalid(path, "", "the name must not be empty", Topic.QUALIFIED_NAME, locate)
-            )
-        else:
-            errs.extend(c_identifier(ident, path, limits, locate))
-        return errs
-    return messages_as_invalid(
-        ["must not contain more than one slash"], path, name, Topic.QUALIFIED_NAME, locate
-    )
+    if len(parts) != 2:
+        return []
+    errs: Errors = []
+    domain, ident = parts
+    if not domain:
+        errs.append(_empty_part(path, "the domain must not be empty", limits, locate))
+    else:
+        errs.extend(driver_name(domain, path, limits, Topic.QUALIFIED_NAME, locate))
+    if not ident:
+        errs.append(_empty_part(path, "the name must not be empty", limits, locate))
+    else:
+        errs.extend(c_identifier(ident, path, limits, locate))
+    return errs
+
+
+def _empty_part(path: Path, detail: str, limits: Limits, locate: Path | None) -> FieldError:
+    if limits.empty_name_parts_required:
+        return required(path, Topic.QUALIFIED_NAME, detail, locate)
+    return invalid(path, "", detail, Topic.QUALIFIED_NAME, locate)
 
 
 def fully_qualified_name(name: str, path: Path, limits: Limits) -> Errors:
     errs = qualified_name(name, path, limits)
-    if "/" not in name:
-        errs.extend(
-            messages_as_invalid(
-                ["a fully qualified name must be a domain and a name separated by a slash"],
+    if limits.empty_name_parts_required:
+        if name and "/" not in name:
+            errs.append(invalid(path, name, "must include a domain", Topic.QUALIFIED_NAME))
+    elif "/" not in name:
+        errs.append(
+            invalid(
                 path,
                 name,
+                "a fully qualified name must be a domain and a name separated by a slash",
                 Topic.QUALIFIED_NAME,
             )
         )
@@ -282,7 +302,7 @@ def request_refs(values: Any, path: Path, names: RequestNames, limits: Limits) -
     def check(ref: Any, at: Path) -> Errors:
         return request_name_ref(ref, at, names)
 
-    return validate_set(refs, limits.requests, check, lambda r: r, path)
+    return validate_set(refs, limits.requests, check, lambda r: r, path, limits)
 
 
 # ---- selectors and configuration ---------------------------------------------------------
@@ -296,7 +316,7 @@ def selectors(values: Any, path: Path, limits: Limits) -> Errors:
         # The expression itself (length, compilation, cost) is checked by the CEL rules.
         return []
 
-    return validate_slice(values, limits.selectors, check, path)
+    return validate_slice(values, limits.selectors, check, path, limits)
 
 
 def device_configuration(config: Any, path: Path, limits: Limits) -> Errors:
@@ -422,10 +442,14 @@ def toleration(value: Any, path: Path, limits: Limits) -> Errors:
 
 
 def tolerations(values: Any, path: Path, limits: Limits) -> Errors:
+    """Each toleration; the documented maximum of 16 is not checked by the apiserver."""
+    if not isinstance(values, list):
+        return []
+
     def check(value: Any, at: Path) -> Errors:
         return toleration(value, at, limits)
 
-    return validate_slice(values, limits.device_tolerations, check, path)
+    return validate_items(values, check, path)
 
 
 def taint(value: Any, path: Path, limits: Limits) -> Errors:
@@ -466,11 +490,17 @@ def binding_parameters(device: dict[str, Any], path: Path, limits: Limits) -> Er
         return label_name(value, at, topic)
 
     errs.extend(
-        validate_slice(conditions, limits.binding_conditions, check, (*path, "bindingConditions"))
+        validate_slice(
+            conditions, limits.binding_conditions, check, (*path, "bindingConditions"), limits
+        )
     )
     errs.extend(
         validate_slice(
-            failures, limits.binding_failure_conditions, check, (*path, "bindingFailureConditions")
+            failures,
+            limits.binding_failure_conditions,
+            check,
+            (*path, "bindingFailureConditions"),
+            limits,
         )
     )
     seen: set[str] = set()

@@ -22,7 +22,9 @@ def device_class_spec(spec: Any, path: Path, limits: Limits) -> Errors:
         return device_configuration(config, at, limits) if isinstance(config, dict) else []
 
     errs.extend(
-        validate_slice(items(spec, "config"), limits.config, check_config, (*path, "config"))
+        validate_slice(
+            items(spec, "config"), limits.config, check_config, (*path, "config"), limits
+        )
     )
     name = string(spec, "extendedResourceName")
     if name is not None and name is not WRONG and not formats.is_extended_resource_name(name):

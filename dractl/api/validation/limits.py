@@ -28,6 +28,16 @@ class Limits:
     duplicate_at_name: bool
     # From 1.35 on, a slice holds either `sharedCounters` or `devices`; 1.34 cross-checks them.
     counters_in_separate_slices: bool
+    # 1.34 validates every item of a list or map beyond its maximum and reports `Too many`
+    # besides; from 1.35 on the size check is all that is reported for such a list.
+    items_beyond_max: bool
+    # 1.34 reports an empty qualified name, or an empty domain or name part, as `Required
+    # value`, and a fully qualified name without domain as "must include a domain"; from 1.35
+    # on these are `Invalid value`.
+    empty_name_parts_required: bool
+    # 1.34 says "exactly one of `exactly` or `firstAvailable` is required" for a request that
+    # sets both; from 1.35 on the message adds ", but multiple fields are set".
+    request_one_of_says_multiple: bool
 
     driver_name: int = 63
     pool_name: int = 253
@@ -36,7 +46,6 @@ class Limits:
     attribute_value_length: int = 64
     attributes_and_capacities_per_device: int = 32
     devices_per_slice: int = 128
-    device_tolerations: int = 16
     binding_conditions: int = 4
     binding_failure_conditions: int = 4
     selectors: int = 32
@@ -71,6 +80,9 @@ _LIMITS = {
         list_attributes=False,
         duplicate_at_name=True,
         counters_in_separate_slices=False,
+        items_beyond_max=True,
+        empty_name_parts_required=True,
+        request_one_of_says_multiple=False,
     ),
     "1.35": Limits(
         release="1.35",
@@ -88,6 +100,9 @@ _LIMITS = {
         list_attributes=False,
         duplicate_at_name=False,
         counters_in_separate_slices=True,
+        items_beyond_max=False,
+        empty_name_parts_required=False,
+        request_one_of_says_multiple=True,
     ),
     "1.36": Limits(
         release="1.36",
@@ -105,6 +120,9 @@ _LIMITS = {
         list_attributes=True,
         duplicate_at_name=False,
         counters_in_separate_slices=True,
+        items_beyond_max=False,
+        empty_name_parts_required=False,
+        request_one_of_says_multiple=True,
     ),
 }
 

@@ -76,7 +76,13 @@ def slice_spec(spec: Any, path: Path, features: Features, limits: Limits) -> Err
 
     errs.extend(
         validate_set(
-            devices, max_devices, check_device, _string_key("name"), (*path, "devices"), key_field
+            devices,
+            max_devices,
+            check_device,
+            _string_key("name"),
+            (*path, "devices"),
+            limits,
+            key_field,
         )
     )
 
@@ -90,6 +96,7 @@ def slice_spec(spec: Any, path: Path, features: Features, limits: Limits) -> Err
             check_counter_set,
             _string_key("name"),
             (*path, "sharedCounters"),
+            limits,
             key_field,
         )
     )
@@ -275,6 +282,7 @@ def device_errors(
             check_key,
             check_attribute,
             (*path, "attributes"),
+            limits,
         )
     )
     multiple = boolean(device, "allowMultipleAllocations") is True
@@ -290,6 +298,7 @@ def device_errors(
             check_key,
             check_capacity,
             (*path, "capacity"),
+            limits,
         )
     )
 
@@ -298,7 +307,7 @@ def device_errors(
 
     errs.extend(
         validate_slice(
-            items(device, "taints"), limits.device_taints, check_taint, (*path, "taints")
+            items(device, "taints"), limits.device_taints, check_taint, (*path, "taints"), limits
         )
     )
     errs.extend(_consumes_counters(device, path, shared, limits))
@@ -505,7 +514,7 @@ def _valid_values(
     def key(option: Quantity) -> str:
         return str(option.value.normalize()) if fractional else str(option.int_value())
 
-    errs.extend(validate_set(values, limits.request_policy_valid_values, check, key, path))
+    errs.extend(validate_set(values, limits.request_policy_valid_values, check, key, path, limits))
     if not found_default:
         errs.append(
             invalid(
@@ -634,14 +643,16 @@ def _range_step(
 # ---- counters ----------------------------------------------------------------------------
 
 
-def _counter_names(counters: Any, path: Path, max_size: int | None) -> Errors:
+def _counter_names(counters: Any, path: Path, max_size: int | None, limits: Limits) -> Errors:
     def check_key(key: str, at: Path, key_path: Path) -> Errors:
         return [replace(err, locate=key_path) for err in dns_label(key, at, Topic.COUNTERS)]
 
     def check_value(value: Any, at: Path) -> Errors:
         return []  # any decodable quantity is valid
 
-    return validate_map(counters, max_size, DNS1123_LABEL_MAX_LENGTH, check_key, check_value, path)
+    return validate_map(
+        counters, max_size, DNS1123_LABEL_MAX_LENGTH, check_key, check_value, path, limits
+    )
 
 
 def _counter_set(counter_set: Any, path: Path, limits: Limits) -> Errors:
@@ -660,7 +671,9 @@ def _counter_set(counter_set: Any, path: Path, limits: Limits) -> Errors:
             errs.append(required((*path, "counters"), Topic.REQUIRED))
         else:
             errs.extend(
-                _counter_names(counters, (*path, "counters"), limits.counters_per_counter_set)
+                _counter_names(
+                    counters, (*path, "counters"), limits.counters_per_counter_set, limits
+                )
             )
     return errs
 
@@ -691,7 +704,10 @@ def _consumes_counters(
             else:
                 errs.extend(
                     _counter_names(
-                        counters, (*at, "counters"), limits.counters_per_counter_consumption
+                        counters,
+                        (*at, "counters"),
+                        limits.counters_per_counter_consumption,
+                        limits,
                     )
                 )
         if sets is not None and counter_set is not WRONG:
@@ -705,6 +721,7 @@ def _consumes_counters(
         check,
         _string_key("counterSet"),
         list_path,
+        limits,
         key_field,
     )
     if limits.counters_per_device is not None:

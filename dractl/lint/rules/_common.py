@@ -74,6 +74,15 @@ def where(obj: ApiObject) -> str:
     return f"{pos.file}:{pos.line}"
 
 
+def mention(obj: ApiObject, noun: str) -> str:
+    """Another object as a message names it: ``slice "a" (file:line)``, or, without a name,
+    ``(unnamed ResourceSlice at file:line)``, where its document starts."""
+    if obj.name:
+        return f'{noun} "{obj.name}" ({where(obj)})'
+    pos = obj.position()
+    return f"(unnamed {obj.kind} at {pos.file}:{pos.line})"
+
+
 def key_position(obj: ApiObject, path: Sequence[Any]) -> Position:
     """The position of the last key of ``path`` itself (not of its value)."""
     *parent, key = obj.raw_path(path)

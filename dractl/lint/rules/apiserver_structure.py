@@ -152,11 +152,12 @@ def limit_exceeded(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
 
     Why:
     The apiserver caps everything that the scheduler must hold in memory: 32 requests,
-    constraints and configurations per claim, 8 sub-requests, 32 selectors, 16 tolerations,
-    128 devices per slice (64 once a device has taints or consumes counters, from 1.35), 32
-    attributes and capacities per device, 4 taints per device in 1.34 and 16 later, counter
-    limits that changed in 1.35, 63-byte driver names and 10 KiB of opaque parameters. A list
-    that is too long is reported alone: its entries are not validated.
+    constraints and configurations per claim, 8 sub-requests, 32 selectors, 128 devices per
+    slice (64 once a device has taints or consumes counters, from 1.35), 32 attributes and
+    capacities per device, 4 taints per device in 1.34 and 16 later, counter limits that
+    changed in 1.35, 63-byte driver names and 10 KiB of opaque parameters (the documented
+    maximum of 16 tolerations is not checked). From 1.35 a list that is too long is reported
+    alone; 1.34 also validates each of its entries.
 
     Bad:
         apiVersion: resource.k8s.io/v1

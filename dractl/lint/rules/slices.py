@@ -24,7 +24,13 @@ from dractl.api.paths import Key
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
-from dractl.lint.rules._common import did_you_mean, folder, key_position, related_folders, where
+from dractl.lint.rules._common import (
+    did_you_mean,
+    folder,
+    key_position,
+    mention,
+    related_folders,
+)
 
 
 @dataclass
@@ -180,7 +186,7 @@ def _slice_count_mismatch(pools: list[Pool], here: PurePath) -> Iterator[Finding
                 continue
             yield Finding(
                 f'pool "{pool.id}" generation {pool.generation}: this slice says '
-                f'resourceSliceCount {count}, slice "{first.name}" ({where(first)}) says '
+                f"resourceSliceCount {count}, {mention(first, 'slice')} says "
                 f"{expected}; the scheduler believes whichever it reads first",
                 ("spec", "pool", "resourceSliceCount"),
                 obj=obj,
@@ -319,8 +325,8 @@ def _duplicate_devices(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
                 if not _in(obj, here):
                     continue
                 yield Finding(
-                    f'device "{name}" is also published by slice "{other.name}" '
-                    f'({where(other)}) of pool "{pool.id}": the scheduler marks the pool '
+                    f'device "{name}" is also published by {mention(other, "slice")} '
+                    f'of pool "{pool.id}": the scheduler marks the pool '
                     "invalid and allocates none of its devices",
                     ("spec", "devices", j, "name"),
                     obj=obj,
@@ -404,8 +410,8 @@ def _counter_set_references(pools: list[Pool], here: PurePath) -> Iterator[Findi
                     pool_sets[name] = (obj, counters)
                 elif other[0] is not obj and _in(obj, here):  # twice in one slice: apiserver
                     yield Finding(
-                        f'counter set "{name}" is also defined by slice "{other[0].name}" '
-                        f'({where(other[0])}) of pool "{pool.id}": the scheduler marks the pool '
+                        f'counter set "{name}" is also defined by {mention(other[0], "slice")} '
+                        f'of pool "{pool.id}": the scheduler marks the pool '
                         "invalid (duplicate counter set name)",
                         ("spec", "sharedCounters", k, "name"),
                         obj=obj,
