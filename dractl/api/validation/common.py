@@ -69,10 +69,9 @@ def validate_set(
     """
     if not isinstance(values, list):
         return []
-    oversize = _too_many(len(values), max_size, path)
-    if oversize and not limits.items_beyond_max:
-        return oversize
-    errs = oversize + validate_items(values, check, path)
+    errs = validate_slice(values, max_size, check, path, limits)
+    if _too_many(len(values), max_size, path) and not limits.items_beyond_max:
+        return errs
     seen: set[Hashable] = set()
     for i, value in enumerate(values):
         item_key = key(value)
