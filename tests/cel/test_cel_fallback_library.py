@@ -38,6 +38,7 @@ spec:
       uni: {string: "h\u00e9llo w\u00f6rld \u2713"}
       cores: {int: 108}
       big: {int: 9223372036854775807}
+      ok: {bool: true}
       driverVersion: {version: "1.2.3"}
     capacity:
       memory: {value: "40Gi"}
@@ -102,6 +103,26 @@ ROWS: list[tuple[str, Expected]] = [
     (A + '.driverVersion == "1.2.3"', [('error', 'no such overload'), ('error', 'no such key: driverVersion')]),
     ('"1.2.3" == device.attributes["gpu.example.com"].driverVersion', [False, ('error', 'no such key: driverVersion')]),
     ('quantity("1") == dyn(1)', ('error', 'no such overload')),
+    ('int("abc") == 1', ('compile', "program instantiation failed: type conversion error from 'string' to 'int'")),
+    ('uint(-1) == 1u', ('compile', 'program instantiation failed: unsigned integer overflow')),
+    ('int(dyn(true)) == 1', ('compile', 'program instantiation failed: no such overload: int(bool)')),
+    ('int("+12") == 12', True),
+    ('uint(' + A + '.cores) == 108u', [True, False]),
+    ('string(' + A + '.driverVersion) == "1.2.3"', [('error', 'no such overload: string(kubernetes.Semver)'), ('error', 'no such key: driverVersion')]),
+    ('int(' + A + '.driverVersion) == 1', [('error', 'no such overload: int(kubernetes.Semver)'), ('error', 'no such key: driverVersion')]),
+    ('size(' + A + '.cores) == 1', ('error', 'no such overload: size')),
+    ('string(1000000.0) == "1e+06" && string(123456789.0) == "1.23456789e+08" && string(100.0) == "100"', True),
+    (A + '.model && true', ('error', 'no such overload')),
+    (A + '.ok || device.attributes["gpu.example.com"].cores', [True, ('error', 'no such key: ok')]),
+    (A + '.driverVersion > device.attributes["gpu.example.com"].driverVersion', [('error', 'no such overload: _>_'), ('error', 'no such key: driverVersion')]),
+    (A + '.big + 1 > 0', [('error', 'integer overflow'), ('error', 'no such key: big')]),
+    ('18446744073709551615u + 1u > 0u', ('error', 'unsigned integer overflow')),
+    ('(-9223372036854775807 - 1) % -1 == 0', ('error', 'integer overflow')),
+    ('0.0 / 0.0 == 0.0 / 0.0', False),
+    ('1.0 / 0.0 > 1.0', True),
+    (A + '.cores / 0 == 1', ('error', 'division by zero')),
+    (A + '.uni.size() == 13 && device.attributes["gpu.example.com"].uni.charAt(1) == "é" && device.attributes["gpu.example.com"].uni.indexOf("ö") == 7 && device.attributes["gpu.example.com"].uni.substring(6, 11) == "wörld"', [True, ('error', 'no such key: uni')]),
+    (A + '.uni.substring(14) == ""', [('error', 'index out of range: 14'), ('error', 'no such key: uni')]),
 ]
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import operator
 import re
 import sys
@@ -43,15 +44,18 @@ from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines.celpy_library import (
+    CONVERSIONS,
     library_functions,
     list_index_of,
     list_last_index_of,
     on_string_or_list,
+    size,
     sort_by_keys,
 )
 from dractl.cel.engines.celpy_syntax import MACROS, check
 from dractl.cel.engines.celpy_values import (
     GO_TYPES,
+    LIBRARY_TYPES,
     NO_SUCH_OVERLOAD,
     NONE,
     CelOptional,
@@ -191,7 +195,7 @@ def _not_equal(left: Any, right: Any) -> Any:
     return result if isinstance(result, CELEvalError) else ct.BoolType(not result)
 
 
-def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
+def _ordering(compare: Callable[[Any, Any], bool], name: str) -> Callable[[Any, Any], Any]:
     def operator(left: Any, right: Any) -> Any:
         if isinstance(left, CELEvalError):
             return left
@@ -208,7 +212,9 @@ def _ordering(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
         if type_name(left) == type_name(right) and type_name(left) in (
                 "string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"):
             return ct.BoolType(compare(left, right))
-        return failure("no such overload")
+        if type(left) in LIBRARY_TYPES:  # a Kubernetes type has no ordering at all
+            return failure(f"{NO_SUCH_OVERLOAD}: {name}")
+        return failure(NO_SUCH_OVERLOAD)
 
     return operator
 
@@ -477,7 +483,7 @@ def _substring(text: Any, start: Any, end: Any = None) -> str:
     stop = length if end is None else end
     if end is not None:
         _need_int(end)
-    if start > stop:
+    if end is not None and start > stop:
         raise _StringError(f"invalid substring range. start: {start}, end: {stop}")
     if start < 0 or start > length:
         raise _StringError(f"index out of range: {start}")
@@ -509,6 +515,10 @@ def _reverse(text: Any) -> str:
 
 
 def _divide(left: Any, right: Any) -> Any:
+    if isinstance(left, float) and isinstance(right, float) and float(right) == 0.0:  # IEEE 754, as Go
+        if float(left) == 0.0 or left != left:
+            return ct.DoubleType(math.nan)
+        return ct.DoubleType(math.copysign(math.inf, left) * math.copysign(1.0, right))
     try:
         return operator.truediv(left, right)
     except ZeroDivisionError:
@@ -516,24 +526,50 @@ def _divide(left: Any, right: Any) -> Any:
 
 
 def _modulo(left: Any, right: Any) -> Any:
+    if isinstance(left, ct.IntType) and left == ct.IntType(-(2**63)) and right == ct.IntType(-1):
+        return failure("integer overflow")
     try:
         return operator.mod(left, right)
     except ZeroDivisionError:
         return failure("modulus by zero")
 
 
-def _size(value: Any) -> Any:
-    if isinstance(value, str | bytes | list | dict):
-        return ct.IntType(len(value))
-    return failure("no such overload")
+def _overflowing(function: Callable[..., Any]) -> Callable[..., Any]:
+    """An arithmetic operator whose int64/uint64 overflow is cel-go's error."""
+
+    def call(*operands: Any) -> Any:
+        try:
+            return function(*operands)
+        except ValueError:
+            unsigned = isinstance(operands[0], ct.UintType)
+            return failure("unsigned integer overflow" if unsigned else "integer overflow")
+
+    return call
+
+
+def _logical(decisive: bool) -> Callable[[Any, Any], Any]:
+    """``_||_`` (``decisive`` True) and ``_&&_``: either operand may decide; an error or a value
+    that is not a bool stands otherwise, the left one first."""
+
+    def call(left: Any, right: Any) -> Any:
+        if (_is_bool(left) and bool(left) is decisive) or (_is_bool(right) and bool(right) is decisive):
+            return ct.BoolType(decisive)
+        for value in (left, right):
+            if not _is_bool(value):
+                return value if isinstance(value, CELEvalError) else failure(NO_SUCH_OVERLOAD)
+        return ct.BoolType(not decisive)
+
+    return call
 
 
 def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
     functions: dict[str, Callable[..., Any]] = {
         "_==_": _equal, "_!=_": _not_equal, "_in_": _in, "_[_]": _index,
-        "_<_": _ordering(lambda a, b: a < b), "_<=_": _ordering(lambda a, b: a <= b),
-        "_>_": _ordering(lambda a, b: a > b), "_>=_": _ordering(lambda a, b: a >= b),
-        "_/_": _divide, "_%_": _modulo, "matches": _matches, "size": _size,
+        "_<_": _ordering(lambda a, b: a < b, "_<_"), "_<=_": _ordering(lambda a, b: a <= b, "_<=_"),
+        "_>_": _ordering(lambda a, b: a > b, "_>_"), "_>=_": _ordering(lambda a, b: a >= b, "_>=_"),
+        "_/_": _divide, "_%_": _modulo, "matches": _matches, "size": size, "_&&_": _logical(False),
+        "_||_": _logical(True), "_+_": _overflowing(operator.add), "_-_": _overflowing(operator.sub),
+        "_*_": _overflowing(operator.mul), "-_": _overflowing(operator.neg), **CONVERSIONS,
         "charAt": _strings(_char_at), "indexOf": _strings(_index_of), "lastIndexOf": _strings(_last_index_of),
         "lowerAscii": _strings(_ascii_case(False)), "upperAscii": _strings(_ascii_case(True)),
         "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
@@ -975,8 +1011,43 @@ class CelPythonEngine:
             functions = _library(environment)
             self._functions[environment.cache_key] = functions
         runner = self._environment.program(tree, functions=functions)
+        folded = _fold_constant_conversions(tree, runner)
+        if folded is not None:
+            raise CelCompileError(f"program instantiation failed: {folded}", [CelError(folded)], kind="internal")
         return CelPythonProgram(runner, checked.output_type, environment.list_type_attributes, checked.min_cost,
                                 expression)
+
+
+_WRAPPERS = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
+                       "unary", "member", "primary", "paren_expr", "exprlist"})
+
+
+def _is_constant(tree: Any) -> bool:
+    """A literal, or a conversion (or ``dyn``) of constants: what cel-go evaluates when it plans."""
+    if tree.data == "literal":
+        return True
+    children = tree.children
+    if tree.data in _WRAPPERS and len(children) == 1 and isinstance(children[0], lark.Tree):
+        return _is_constant(children[0])
+    if tree.data == "ident_arg" and len(children) == 2 and (children[0] in CONVERSIONS or children[0] == "dyn"):
+        return all(isinstance(child, lark.Tree) and _is_constant(child) for child in children[1].children)
+    return False
+
+
+def _fold_constant_conversions(tree: Any, runner: _Runner) -> str | None:
+    """cel-go evaluates a type conversion of constants when it builds the program: its error is
+    then the program's (``program instantiation failed: integer overflow``), not a device's."""
+    for primary in tree.find_data("primary"):
+        call = primary.children[0]
+        if not (isinstance(call, lark.Tree) and call.data == "ident_arg" and call.children[0] in CONVERSIONS
+                and _is_constant(call)):
+            continue
+        evaluator = _Evaluator(ast=primary, activation=runner.new_activation())
+        evaluator.budget = _Budget()
+        value = evaluator.visit(primary)
+        if isinstance(value, CELEvalError):
+            return _runtime_message(value)
+    return None
 
 
 def _optional_syntax_parser() -> lark.Lark:

@@ -12,6 +12,7 @@ sets extension.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -265,3 +266,156 @@ def library_functions(libraries: frozenset[str]) -> dict[str, Function]:
         if library in libraries:
             functions.update(namespaced)
     return functions
+
+
+# -- type conversions and size, with cel-go's errors ------------------------------------------------
+
+_INT64 = (-(2**63), 2**63 - 1)
+_UINT64_MAX = 2**64 - 1
+_DECIMAL = re.compile(r"[+-]?[0-9]+\Z")
+_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+
+
+def _conversion_overload(name: str, value: Any) -> Failure:
+    return failure(f"{NO_SUCH_OVERLOAD}: {name}({type_name(value)})")
+
+
+def _conversion_error(source: str, target: str) -> Failure:
+    return failure(f"type conversion error from '{source}' to '{target}'")
+
+
+def to_int(value: Any) -> Any:
+    name = type_name(value)
+    if name in ("int", "uint"):
+        return ct.IntType(int(value)) if _INT64[0] <= value <= _INT64[1] else failure("integer overflow")
+    if name == "double":
+        value = float(value)
+        # cel-go refuses the bounds themselves: float64(MaxInt64) rounds up to 2^63.
+        if value != value or not -9.223372036854775808e18 < value < 9.223372036854775807e18:
+            return failure("integer overflow")
+        return ct.IntType(int(value))
+    if name == "string":
+        text = str(value)
+        if not _DECIMAL.match(text):
+            return _conversion_error("string", "int")
+        number = int(text)
+        return ct.IntType(number) if _INT64[0] <= number <= _INT64[1] else _conversion_error("string", "int")
+    if name == "google.protobuf.Timestamp":
+        return ct.IntType(int(value.timestamp()))
+    return _conversion_overload("int", value)
+
+
+def to_uint(value: Any) -> Any:
+    name = type_name(value)
+    if name in ("int", "uint"):
+        return ct.UintType(int(value)) if 0 <= value <= _UINT64_MAX else failure("unsigned integer overflow")
+    if name == "double":
+        value = float(value)
+        if value != value or not 0 <= value < 1.8446744073709552e19:
+            return failure("unsigned integer overflow")
+        return ct.UintType(int(value))
+    if name == "string":
+        text = str(value)
+        if not _DECIMAL.match(text) or text[0] == "-" or int(text) > _UINT64_MAX:
+            return _conversion_error("string", "uint")
+        return ct.UintType(int(text))
+    return _conversion_overload("uint", value)
+
+
+def to_double(value: Any) -> Any:
+    name = type_name(value)
+    if name in ("int", "uint", "double"):
+        return ct.DoubleType(float(value))
+    if name == "string":
+        text = str(value)
+        try:
+            if text.strip() != text:
+                raise ValueError(text)
+            return ct.DoubleType(float(text))
+        except (ValueError, OverflowError):
+            return _conversion_error("string", "double")
+    return _conversion_overload("double", value)
+
+
+def go_float_text(value: float) -> str:
+    """Go's ``strconv.FormatFloat(value, 'g', -1, 64)``, as cel-go's ``string(double)`` writes it."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if str(value).startswith("-") else "0"
+    digits, exponent = _shortest_digits(abs(value))
+    sign = "-" if value < 0 else ""
+    if exponent < -4 or exponent >= 6:  # Go uses precision 6 for this decision in the shortest form
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if exponent < 0:
+        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+    if exponent + 1 >= len(digits):
+        return sign + digits + "0" * (exponent + 1 - len(digits))
+    return f"{sign}{digits[:exponent + 1]}.{digits[exponent + 1:]}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The shortest decimal digits that read back as ``value`` and the exponent of the first."""
+    mantissa, _, exponent = f"{value:.17e}".partition("e")
+    for precision in range(1, 18):
+        text = f"{value:.{precision - 1}e}"
+        if float(text) == value:
+            mantissa, _, exponent = text.partition("e")
+            break
+    digits = mantissa.replace(".", "").rstrip("0") or "0"
+    return digits, int(exponent)
+
+
+def to_string(value: Any) -> Any:
+    name = type_name(value)
+    if name == "string":
+        return value
+    if name in ("int", "uint"):
+        return ct.StringType(str(int(value)))
+    if name == "double":
+        return ct.StringType(go_float_text(float(value)))
+    if name == "bool":
+        return ct.StringType("true" if value else "false")
+    if name == "bytes":
+        try:
+            return ct.StringType(bytes(value).decode("utf-8"))
+        except UnicodeDecodeError:
+            return failure("invalid UTF-8 in bytes, cannot convert to string")
+    if name in ("google.protobuf.Timestamp", "google.protobuf.Duration"):
+        return ct.StringType(str(value))
+    return _conversion_overload("string", value)
+
+
+def to_bool(value: Any) -> Any:
+    name = type_name(value)
+    if name == "bool":
+        return value
+    if name == "string":
+        found = _GO_BOOLS.get(str(value))
+        return _conversion_error("string", "bool") if found is None else ct.BoolType(found)
+    return _conversion_overload("bool", value)
+
+
+def to_bytes(value: Any) -> Any:
+    name = type_name(value)
+    if name == "bytes":
+        return value
+    if name == "string":
+        return ct.BytesType(str(value).encode("utf-8"))
+    return _conversion_overload("bytes", value)
+
+
+def size(value: Any) -> Any:
+    if isinstance(value, str | list | dict):
+        return ct.IntType(len(value))
+    if isinstance(value, bytes):
+        return ct.IntType(len(value))
+    return failure(f"{NO_SUCH_OVERLOAD}: size")
+
+
+CONVERSIONS: dict[str, Function] = {"int": to_int, "uint": to_uint, "double": to_double, "string": to_string,
+                                    "bool": to_bool, "bytes": to_bytes}
