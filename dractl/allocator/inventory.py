@@ -156,6 +156,28 @@ class AllocatedState:
         """Upstream's `IsDeviceAllocated`: exclusively, shared or with capacity in use."""
         return device_id in self.devices or device_id in self.shared_devices or device_id in self.aggregated_capacity
 
+    def add(self, claim: Mapping[str, Any], consumable_capacity: bool, owner: str | None = None) -> None:
+        """Adds the devices of one claim's `status.allocation`."""
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        owner = owner or claim_ref(claim)
+        for result in (allocation.get("devices") or {}).get("results") or []:
+            if result.get("adminAccess"):
+                continue
+            device_id: DeviceID = (str(result.get("driver") or ""), str(result.get("pool") or ""),
+                                   str(result.get("device") or ""))
+            self.owners.setdefault(device_id, []).append(owner)
+            share_id = result.get("shareID")
+            if consumable_capacity and share_id is not None:
+                self.shared.add((device_id, str(share_id)))
+                self.shared_devices.add(device_id)
+                consumed = result.get("consumedCapacity")
+                if consumed is not None:
+                    total = self.aggregated_capacity.setdefault(device_id, {})
+                    for name, value in consumed.items():
+                        total[str(name)] = total.get(str(name), Fraction(0)) + _fraction(value)
+                continue
+            self.devices.add(device_id)
+
 
 def _fraction(value: Any) -> Fraction:
     return _parse_quantity(value).value
@@ -306,6 +328,7 @@ class Inventory:
         # Devices of slices that name their node (and hold no counter sets): every other node
         # counts them as "for another node" (explanations, without a loop per node).
         self.node_slice_devices = sum(len(e.devices) for entries in self.slices_on_node.values() for e in entries)
+        self.consumable_capacity = consumable_capacity
         self.allocated_claims = [object_data(claim) for claim in allocated_claims]
         self.allocated = self._allocated_state(self.allocated_claims, consumable_capacity)
 
@@ -385,27 +408,17 @@ class Inventory:
                 device.taints = [*device.taints, dict(rule["taint"])]
         return device
 
+    def add_allocated(self, claims: Iterable[Any], owner: str | None = None) -> None:
+        """Counts the devices of more allocated claims as in use, as if they had been in the
+        snapshot from the start; `owner` names them in "in use by ..." instead of the claim."""
+        for claim in claims:
+            data = object_data(claim)
+            self.allocated_claims.append(data)
+            self.allocated.add(data, self.consumable_capacity, owner)
+
     @staticmethod
     def _allocated_state(claims: list[dict[str, Any]], consumable_capacity: bool) -> AllocatedState:
         state = AllocatedState()
         for claim in claims:
-            allocation = (claim.get("status") or {}).get("allocation") or {}
-            owner = claim_ref(claim)
-            for result in (allocation.get("devices") or {}).get("results") or []:
-                if result.get("adminAccess"):
-                    continue
-                device_id: DeviceID = (str(result.get("driver") or ""), str(result.get("pool") or ""),
-                                       str(result.get("device") or ""))
-                state.owners.setdefault(device_id, []).append(owner)
-                share_id = result.get("shareID")
-                if consumable_capacity and share_id is not None:
-                    state.shared.add((device_id, str(share_id)))
-                    state.shared_devices.add(device_id)
-                    consumed = result.get("consumedCapacity")
-                    if consumed is not None:
-                        total = state.aggregated_capacity.setdefault(device_id, {})
-                        for name, value in consumed.items():
-                            total[str(name)] = total.get(str(name), Fraction(0)) + _fraction(value)
-                    continue
-                state.devices.add(device_id)
+            state.add(claim, consumable_capacity)
         return state

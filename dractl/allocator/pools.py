@@ -83,6 +83,12 @@ class PoolGatherer:
         self._static: tuple[dict[tuple[str, str], list[SliceEntry]], list[SliceEntry], list[SliceEntry]] | None = None
         self._static_pools: dict[tuple[str, str], Pool | None] = {}
 
+    def forget_allocated_counters(self) -> None:
+        """Drops the counters left by allocated claims that pools remember (more were added)."""
+        for pool in [*self._memo.values(), *self._static_pools.values()]:
+            if pool is not None:
+                pool.allocated_counters = None
+
     def gather(self, node: NodeInfo) -> tuple[list[Pool], list[SliceEntry]]:
         """The node's pools in search order, and the slices that were relevant."""
         if self._static is None:

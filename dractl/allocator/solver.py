@@ -152,6 +152,13 @@ class Allocator:
             list_types=self.features.list_type_attributes,
         )
 
+    def add_allocated(self, claims: Sequence[Any], owner: str | None = None) -> None:
+        """Counts more allocated claims (v1 shape, with `status.allocation`) as in use for every
+        later `allocate` call, as a new inventory holding them would (see
+        :meth:`Inventory.add_allocated`): how the scheduler sees the pods it placed before."""
+        self.inventory.add_allocated(claims, owner)
+        self.gatherer.forget_allocated_counters()
+
     def allocate(
         self,
         node: Any,
@@ -547,7 +554,7 @@ class _Run:
             if multi:
                 consumed = {name: _consumed_quantity((request.capacity_requests or {}).get(name), entry)
                             for name, entry in device_capacity(device).items()}
-                share_id = self._share_id(device_id)
+                share_id = self._share_id(ci, device_id)
                 usage = self.allocating_capacity.setdefault(device_id, {})
                 for name, quantity in consumed.items():
                     usage[name] = usage.get(name, Fraction(0)) + quantity.value
@@ -664,7 +671,8 @@ class _Run:
             if total > entry.value.value:
                 if self._untold(request, device):
                     left = entry.value.value - allocated.get(name, Fraction(0)) - allocating.get(name, Fraction(0))
-                    self._reject(request, device, Reason.CAPACITY_INSUFFICIENT, name, consumed.value, left)
+                    self._reject(request, device, Reason.CAPACITY_INSUFFICIENT, name, consumed.value, left,
+                                 tuple(self.allocated.owners.get(device.id, ())))
                 return False
         return True
 
@@ -677,10 +685,12 @@ class _Run:
                 return taint
         return None
 
-    def _share_id(self, device_id: DeviceID) -> str:
-        # Upstream draws a random UUID; a name-based one keeps explanations repeatable.
+    def _share_id(self, claim_index: int, device_id: DeviceID) -> str:
+        # Upstream draws a random UUID; a name-based one keeps explanations repeatable. The claim
+        # is part of the name: claims allocated one after another must not share IDs.
         self.shares += 1
-        return str(uuid.uuid5(_SHARE_ID_NAMESPACE, f"{self.node.name}/{'/'.join(device_id)}/{self.shares}"))
+        name = f"{self.node.name}/{self.claim_refs[claim_index]}/{'/'.join(device_id)}/{self.shares}"
+        return str(uuid.uuid5(_SHARE_ID_NAMESPACE, name))
 
     # ----------------------------------------------------------------- trace
 

@@ -101,6 +101,14 @@ def _constraint_value(value: Any) -> str:
     return str(value)
 
 
+OWNERS_NAMED = 3  # claims named in "in use by ..." (a shared device can have thousands)
+
+
+def _owners(owners: tuple[str, ...]) -> str:
+    named = ", ".join(owners[:OWNERS_NAMED])
+    return named + (f" and {len(owners) - OWNERS_NAMED} more" if len(owners) > OWNERS_NAMED else "")
+
+
 _FORMATTERS: dict[Reason, Any] = {
     Reason.OTHER_NODE: lambda where: f"not available on this node ({where})",
     Reason.SLICE_IGNORED: lambda why: f"slice ignored: {why}",
@@ -112,7 +120,7 @@ _FORMATTERS: dict[Reason, Any] = {
     Reason.REQUEST_SELECTOR_FALSE: _selector("request"),
     Reason.REQUEST_SELECTOR_ERROR: _selector_error("request"),
     Reason.BINDING_CONDITIONS: lambda: "has binding conditions, but DRADeviceBindingConditions is off",
-    Reason.IN_USE: lambda owners: "in use by " + ", ".join(owners) if owners else "in use",
+    Reason.IN_USE: lambda owners: "in use by " + _owners(owners) if owners else "in use",
     Reason.IN_USE_HERE: lambda claim, request: f"already picked for {claim} request {request}",
     Reason.ADMIN_SAME_CLAIM: lambda: "already picked for this claim (admin access)",
     Reason.COUNTERS_DISABLED: lambda: "consumes counters, but DRAPartitionableDevices is off",
@@ -120,8 +128,9 @@ _FORMATTERS: dict[Reason, Any] = {
         f"counter {counter_set}/{counter} exhausted: needs {_quantity(needed)}, {_quantity(left)} left"
     ),
     Reason.CAPACITY_UNDEFINED: lambda names: "device has no capacity " + ", ".join(names),
-    Reason.CAPACITY_INSUFFICIENT: lambda name, needed, left: (
+    Reason.CAPACITY_INSUFFICIENT: lambda name, needed, left, owners=(): (
         f"capacity {name} insufficient: needs {_quantity(needed)}, {_quantity(left)} left"
+        + (f"; in use by {_owners(owners)}" if owners else "")
         if left is not None else f"capacity {name}: request of {_quantity(needed)} breaks the request policy"
     ),
     Reason.TAINT_NOT_TOLERATED: lambda taint: f"taint {_taint(taint)} not tolerated",

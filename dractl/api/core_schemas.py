@@ -1,7 +1,8 @@
 """Schemas for the fields dractl reads from objects outside the bundled DRA kinds.
 
 ``dractl explain`` (and lint's allocator rule) read names, labels and the pod-level claim
-references of Pods, of workloads' pod templates and of Nodes, and the selector and taint of
+references of Pods, of workloads' pod templates and of Nodes, workloads' pod counts and the
+node selection of their pod templates, and the selector and taint of
 DeviceTaintRules. Upstream's types for these are large; the schemas here hold only the fields
 dractl reads, typed as upstream's Go types and named after their OpenAPI definitions (so a
 decoding error reads as the apiserver prints it), and accept every other field. ObjectMeta and
@@ -44,10 +45,25 @@ def _struct(**fields: Any) -> dict[str, Any]:
 
 _STRING = {"type": "string"}
 
+_INT32 = {"type": "integer", "format": "int32"}
+NODE_SELECTOR = "io.k8s.api.core.v1.NodeSelector"
+# Where workloads say how many Pods they run (explain places them one by one).
+_POD_COUNTS: dict[str, dict[str, Any]] = {
+    "io.k8s.api.apps.v1.DeploymentSpec": {"replicas": _INT32},
+    "io.k8s.api.apps.v1.StatefulSetSpec": {"replicas": _INT32},
+    "io.k8s.api.apps.v1.ReplicaSetSpec": {"replicas": _INT32},
+    JOB_SPEC: {"parallelism": _INT32, "completions": _INT32},
+}
+
 _CORE_DEFS: dict[str, Any] = {
     POD_SPEC: _struct(
-        resourceClaims={"type": "array", "items": _ref("io.k8s.api.core.v1.PodResourceClaim")}
+        resourceClaims={"type": "array", "items": _ref("io.k8s.api.core.v1.PodResourceClaim")},
+        # A DaemonSet runs a Pod on the nodes these match.
+        nodeSelector={"type": "object", "additionalProperties": _STRING},
+        affinity=_ref("io.k8s.api.core.v1.Affinity"),
     ),
+    "io.k8s.api.core.v1.Affinity": _struct(nodeAffinity=_ref("io.k8s.api.core.v1.NodeAffinity")),
+    "io.k8s.api.core.v1.NodeAffinity": _struct(requiredDuringSchedulingIgnoredDuringExecution=_ref(NODE_SELECTOR)),
     "io.k8s.api.core.v1.PodResourceClaim": _struct(
         name=_STRING, resourceClaimName=_STRING, resourceClaimTemplateName=_STRING
     ),
@@ -57,7 +73,10 @@ _CORE_DEFS: dict[str, Any] = {
     ),
     "io.k8s.api.core.v1.PodResourceClaimStatus": _struct(name=_STRING, resourceClaimName=_STRING),
     POD_TEMPLATE_SPEC: _struct(metadata=_ref(OBJECT_META), spec=_ref(POD_SPEC)),
-    **{spec: _struct(template=_ref(POD_TEMPLATE_SPEC)) for spec in _TEMPLATE_WORKLOADS.values()},
+    **{
+        spec: _struct(template=_ref(POD_TEMPLATE_SPEC), **_POD_COUNTS.get(spec, {}))
+        for spec in _TEMPLATE_WORKLOADS.values()
+    },
     "io.k8s.api.batch.v1.CronJobSpec": _struct(
         jobTemplate=_ref("io.k8s.api.batch.v1.JobTemplateSpec")
     ),
@@ -111,7 +130,7 @@ def core_schema(release: str, group: str, version: str, kind: str) -> dict[str, 
     defs = {
         name: node
         for name, node in bundled["$defs"].items()
-        if name.startswith("io.k8s.apimachinery.pkg.apis.meta.")
+        if name.startswith(("io.k8s.apimachinery.pkg.apis.meta.", NODE_SELECTOR))
     }
     defs.update(_CORE_DEFS)
     if kind == "DeviceTaintRule":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -31,6 +31,7 @@ EPILOG = """
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml | dractl explain pod.yaml -
   dractl explain --claim ml/two-gpus --node node-1 --verbose cluster.yaml claim.yaml
   dractl explain -o json cluster.yaml claim.yaml
+  dractl explain --replicas max cluster.yaml deployment.yaml
 
 Exit codes: 0 the claims fit on at least one node, 1 they fit nowhere, 2 usage error or bad input.
 """
@@ -79,6 +80,24 @@ def explain(
             "reported as not evaluated.",
         ),
     ] = None,
+    replicas: Annotated[
+        str | None,
+        typer.Option(
+            "--replicas",
+            metavar="N|max",
+            help="Place this many replicas of each workload instead of its own count; max: until one "
+            "does not fit (at most 10000).",
+        ),
+    ] = None,
+    placement: Annotated[
+        str,
+        typer.Option(
+            "--placement",
+            metavar="pack|spread",
+            help="The node each replica of a workload gets: pack fills one node before the next, spread "
+            "goes round the feasible nodes (an approximation of the scheduler's scoring).",
+        ),
+    ] = "pack",
     kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
     feature_gates: FeatureGates = None,
     cel_engine: CelEngine = None,
@@ -97,6 +116,7 @@ def explain(
     from dractl.explain.render import render_text, to_data
     from dractl.explain.run import ExplainSettings
     from dractl.explain.run import explain as run_explain
+    from dractl.explain.workloads import PLACEMENTS
     from dractl.load import load_paths
     from dractl.load.sources import read_stdin
 
@@ -106,6 +126,8 @@ def explain(
         raise typer.BadParameter("must be positive", param_hint="--timeout")
     if run_timeout is not None and run_timeout <= 0:
         raise typer.BadParameter("must be positive", param_hint="--run-timeout")
+    if placement not in PLACEMENTS:
+        raise typer.BadParameter(f"unknown placement {placement!r}; choose pack or spread", param_hint="--placement")
     settings = ExplainSettings(
         features=features(kubernetes_version, feature_gates),
         claims=tuple(claim or ()),
@@ -114,6 +136,8 @@ def explain(
         timeout=timeout,
         run_timeout=run_timeout,
         cel_engine=cel_engine_name(cel_engine),
+        replicas=_replicas(replicas),
+        placement=placement,  # type: ignore[arg-type]
     )
     input_limits = limits(max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in paths else None
@@ -151,3 +175,15 @@ def explain(
         )
     if not explanation.satisfiable:
         raise typer.Exit(1)
+
+
+def _replicas(value: str | None) -> int | Literal["max"] | None:
+    from dractl.explain.workloads import REPLICAS_MAX
+
+    if value is None or value == "max":
+        return value
+    if not value.isdigit() or int(value) > REPLICAS_MAX:
+        raise typer.BadParameter(
+            f"{value!r} is not a number of replicas from 0 to {REPLICAS_MAX} or max", param_hint="--replicas"
+        )
+    return int(value)

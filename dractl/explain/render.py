@@ -8,12 +8,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dractl.allocator import DeviceEntry, NodeTrace, Rejection, RequestTrace
+    from dractl.explain.inputs import ClaimInput
     from dractl.explain.run import Explanation, NodeResult, UnitResult
+    from dractl.explain.workloads import Replica, WorkloadResult
 
 SCHEMA_VERSION = 1
 DETAIL_NODES = 3  # nodes shown in detail without --verbose: the best and the nearest misses
 DEVICES_PER_REASON = 5  # device names listed per reason without --verbose
 SUMMARY_NODES = 3  # node names listed per line of the summary
+REPLICAS_SHOWN = 20  # replicas of a workload listed without --verbose
 
 
 class Group:
@@ -133,14 +136,19 @@ _UNSEEN_SUMMARY = {
 _RESULTS = {"timeout": "unschedulable", "not-evaluated": "error"}
 
 
+def _allocations_data(claims: list[ClaimInput], result: NodeResult) -> list[dict[str, Any]] | None:
+    outcome = result.outcome
+    if outcome is None or outcome.allocations is None:
+        return None
+    return [
+        {"claim": claim.qualified_name, "allocation": allocation}
+        for claim, allocation in zip(claims, outcome.allocations, strict=True)
+    ]
+
+
 def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, Any]:
     outcome = result.outcome
-    allocations = None
-    if outcome is not None and outcome.allocations is not None:
-        allocations = [
-            {"claim": claim.qualified_name, "allocation": allocation}
-            for claim, allocation in zip(unit.unit.claims, outcome.allocations, strict=True)
-        ]
+    allocations = _allocations_data(unit.unit.claims, result)
     return {
         "name": result.node,
         "unit": unit.unit.title,
@@ -174,6 +182,47 @@ def to_data(explanation: Explanation, verbose: bool = False) -> dict[str, Any]:
             for u in explanation.units
         ],
         "nodes": [node_data(n, u, verbose) for u in explanation.units for n in u.ordered()],
+        "workloads": [workload_data(w, verbose) for w in explanation.workloads],
+    }
+
+
+def _claims_data(claims: list[ClaimInput]) -> list[dict[str, Any]]:
+    return [{"claim": c.qualified_name, "template": c.template} for c in claims]
+
+
+def workload_data(result: WorkloadResult, verbose: bool) -> dict[str, Any]:
+    workload = result.workload
+    unfit = result.unfit
+    return {
+        "title": workload.title,
+        "kind": workload.obj.kind,
+        "namespace": workload.namespace,
+        "name": workload.name,
+        "replicas": result.wanted,  # null with --replicas max
+        "source": workload.source,
+        "placement": result.placement,
+        "fit": len(result.placed),
+        "satisfied": result.satisfied,
+        "capped": result.capped,
+        "notes": result.notes,
+        "placed": [
+            {
+                "replica": replica.index,
+                "pod": replica.pod,
+                "node": replica.node.node,
+                "claims": _claims_data(replica.unit.claims),
+                "allocations": _allocations_data(replica.unit.claims, replica.node),
+            }
+            for replica in result.placed
+        ],
+        "unfit": None
+        if unfit is None
+        else {
+            "replica": result.unfit_index,
+            "pod": f"{workload.namespace}/{workload.pod_name(result.unfit_index or 0)}",
+            "claims": _claims_data(unfit.unit.claims),
+            "nodes": [node_data(n, unfit, verbose) for n in unfit.ordered()],
+        },
     }
 
 
@@ -201,37 +250,116 @@ def _text_lines(explanation: Explanation, verbose: bool) -> Iterator[str]:
         yield f"[yellow]note:[/] {escape(note)}"
     for unit in explanation.units:
         yield ""
-        claims = ", ".join(
-            [
-                c.qualified_name + (f" (from template {c.template})" if c.template else "")
-                for c in unit.unit.claims
-            ]
-            + [f"{c.qualified_name} (allocated)" for c in unit.unit.preallocated]
-        )
-        if unit.unit.pod is None:
-            # Claims and templates of their own: the title would only repeat their names.
-            noun = "claim" if len(unit.unit.claims) == 1 else "claims"
-            yield f"[bold]{noun}[/] {escape(claims)}"
-        else:
-            yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims)}"
-        feasible = unit.feasible
-        total = len(unit.nodes)
-        style = "green" if feasible else "red"
+        yield from _unit_lines(unit, verbose)
+    for workload in explanation.workloads:
+        yield ""
+        yield from _workload_lines(workload, verbose)
+
+
+def _unit_lines(unit: UnitResult, verbose: bool) -> Iterator[str]:
+    """One unit: its claims, how many nodes can allocate them, a summary and the details."""
+    from rich.markup import escape
+
+    claims = ", ".join(
+        [
+            c.qualified_name + (f" (from template {c.template})" if c.template else "")
+            for c in unit.unit.claims
+        ]
+        + [f"{c.qualified_name} (allocated)" for c in unit.unit.preallocated]
+    )
+    if unit.unit.pod is None:
+        # Claims and templates of their own: the title would only repeat their names.
+        noun = "claim" if len(unit.unit.claims) == 1 else "claims"
+        yield f"[bold]{noun}[/] {escape(claims)}"
+    else:
+        yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims)}"
+    feasible = unit.feasible
+    total = len(unit.nodes)
+    style = "green" if feasible else "red"
+    yield (
+        f"[{style}]{len(feasible)} of {total} node{'s' if total != 1 else ''} "
+        f"can allocate {'all claims' if len(unit.unit.claims) != 1 else 'the claim'}[/]"
+    )
+    ordered = unit.ordered()
+    if total > 1:
+        yield from _summary(ordered)
+    shown = ordered if verbose else _detail_nodes(ordered)
+    for result in shown:
+        yield ""
+        yield from _node_text(result, unit, verbose)
+    hidden = total - len(shown)
+    if hidden > 0:
+        yield ""
+        yield f"[dim]{hidden} more node{'s' if hidden != 1 else ''}: --verbose shows every node, --node NAME one of them[/]"
+
+
+def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
+    """A workload replica by replica: how many fit, where each went, and for the first that
+    does not fit, the explanation of that replica on every node."""
+    from rich.markup import escape
+
+    workload = result.workload
+    claims = ", ".join(
+        f"{c.qualified_name} (one per replica, from template {c.template})" if c.template
+        else f"{c.qualified_name} (one for all replicas)"
+        for c in workload.unit.claims
+    )
+    yield f"[bold]{escape(workload.title)}[/]: {escape(claims)}"
+    for note in result.notes:
+        yield f"[yellow]note:[/] {escape(note)}"
+    placed = len(result.placed)
+    style = "green" if result.satisfied else "red"
+    wanted = result.wanted
+    if wanted is None:
+        tail = (f", and more may: --replicas max stops at {placed}" if result.capped
+                else f"; replica {result.unfit_index} is the first that does not")
+        yield f"[{style}]{placed} replica{'s' if placed != 1 else ''} fit{'' if placed != 1 else 's'}{tail}[/] (placement {result.placement})"
+    elif wanted == 0:
+        what = "no node matches its node selector" if workload.daemon_nodes is not None else f"{workload.source} is 0"
+        yield f"[green]0 replicas: {escape(what)}, nothing to place[/]"
+    else:
         yield (
-            f"[{style}]{len(feasible)} of {total} node{'s' if total != 1 else ''} "
-            f"can allocate {'all claims' if len(unit.unit.claims) != 1 else 'the claim'}[/]"
+            f"[{style}]{placed} of {wanted} replica{'s' if wanted != 1 else ''} fit[/] "
+            f"({escape(workload.source)}; placement {result.placement})"
         )
-        ordered = unit.ordered()
-        if total > 1:
-            yield from _summary(ordered)
-        shown = ordered if verbose else _detail_nodes(ordered)
-        for result in shown:
-            yield ""
-            yield from _node_text(result, unit, verbose)
-        hidden = total - len(shown)
-        if hidden > 0:
-            yield ""
-            yield f"[dim]{hidden} more node{'s' if hidden != 1 else ''}: --verbose shows every node, --node NAME one of them[/]"
+    shown = result.placed if verbose else result.placed[:REPLICAS_SHOWN]
+    for replica in shown:
+        yield from _replica_lines(replica, workload.unit.claims)
+    hidden = result.placed[len(shown):]
+    if hidden:
+        per_node = Counter(r.node.node for r in hidden)
+        nodes = ", ".join(f"{node} {count}" for node, count in per_node.most_common())
+        yield f"  [dim]… {len(hidden)} more replicas (on {escape(nodes)}): --verbose or -o json lists them[/]"
+    if result.unfit is not None:
+        yield ""
+        yield (
+            f"[red]✗ replica {result.unfit_index}[/] does not fit on any node; devices the replicas "
+            "before it got are in use by them"
+        )
+        yield from _unit_lines(result.unfit, verbose)
+
+
+def _replica_lines(replica: Replica, claims: list[ClaimInput]) -> Iterator[str]:
+    from rich.markup import escape
+
+    yield f"  [green]✓[/] replica {replica.index} (pod {escape(replica.pod)}): node [bold]{escape(replica.node.node)}[/]"
+    allocations = (replica.node.outcome.allocations if replica.node.outcome else None) or []
+    for claim, allocation in zip(replica.unit.claims, allocations, strict=True):
+        devices = ", ".join(_result_text(entry) for entry in (allocation.get("devices") or {}).get("results") or [])
+        yield f"    claim {escape(claim.qualified_name)}: {escape(devices or 'no devices')}"
+    allocated_with = {c.qualified_name for c in replica.unit.claims}
+    for claim in claims:
+        if claim.template is None and claim.qualified_name not in allocated_with:
+            yield f"    claim {escape(claim.qualified_name)}: allocated with replica 0"
+
+
+def _result_text(entry: dict[str, Any]) -> str:
+    """A device of an allocation result, with the capacity its share consumes."""
+    device = "/".join(str(entry.get(key)) for key in ("driver", "pool", "device"))
+    if "shareID" not in entry:
+        return device
+    consumed = ", ".join(f"{name} {value}" for name, value in sorted((entry.get("consumedCapacity") or {}).items()))
+    return f"{device} (shared{': ' + consumed if consumed else ''})"
 
 
 def _detail_nodes(ordered: list[NodeResult]) -> list[NodeResult]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from dractl.api.releases import Features
 from dractl.api.versions import GROUP, KINDS
@@ -20,6 +21,7 @@ from dractl.explain.inputs import (
     plan,
     taint_rule_selectors,
 )
+from dractl.explain.workloads import Placement, WorkloadResult, place, workload_for
 
 if TYPE_CHECKING:
     from dractl.allocator import NodeInfo, Outcome
@@ -39,6 +41,8 @@ class ExplainSettings:
     timeout: float = DEFAULT_TIMEOUT
     run_timeout: float | None = None  # a budget for the whole run; None: no limit
     cel_engine: str | None = None
+    replicas: int | Literal["max"] | None = None  # --replicas: workloads' pod count overridden
+    placement: Placement = "pack"  # --placement: the node each replica of a workload gets
 
 
 @dataclass
@@ -109,10 +113,11 @@ class Explanation:
     implementation: str
     units: list[UnitResult]
     notes: list[str] = field(default_factory=list)
+    workloads: list[WorkloadResult] = field(default_factory=list)  # placed replica by replica
 
     @property
     def satisfiable(self) -> bool:
-        return all(u.feasible for u in self.units)
+        return all(u.feasible for u in self.units) and all(w.satisfied for w in self.workloads)
 
 
 def _nodes(workspace: Workspace, names: tuple[str, ...]) -> list[NodeInfo]:
@@ -212,8 +217,8 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
                           compiler=compiler)
     nodes = _nodes(workspace, settings.nodes)
     run_deadline = None if settings.run_timeout is None else time.monotonic() + settings.run_timeout
-    results = []
-    for unit in units:
+
+    def evaluate(unit: AllocationUnit, nodes: Sequence[NodeInfo], trace: bool = True) -> list[NodeResult]:
         node_results = []
         for node in nodes:
             blocked = next(
@@ -222,20 +227,29 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             if blocked is not None:
                 node_results.append(NodeResult(node.name, "unschedulable", blocked, None))
                 continue
-            node_results.append(_search(allocator, node, unit, settings, run_deadline))
-        results.append(UnitResult(unit, node_results))
-    return Explanation(features.release, str(allocator.implementation), results, notes)
+            node_results.append(_search(allocator, node, unit, settings, run_deadline, trace))
+        return node_results
+
+    results = []
+    workloads = []
+    for unit in units:
+        workload = workload_for(unit, settings.replicas, nodes, notes)
+        if workload is not None:
+            workloads.append(place(workload, allocator, nodes, evaluate, settings.placement))
+        else:
+            results.append(UnitResult(unit, evaluate(unit, nodes)))
+    return Explanation(features.release, str(allocator.implementation), results, notes, workloads)
 
 
 def _search(allocator: Any, node: NodeInfo, unit: AllocationUnit, settings: ExplainSettings,
-            run_deadline: float | None) -> NodeResult:
+            run_deadline: float | None, trace: bool = True) -> NodeResult:
     """One node's Filter: the search, stopped by the per-node timeout or the run's budget."""
     if run_deadline is not None and time.monotonic() >= run_deadline:
         return NodeResult(node.name, "not-evaluated", _run_budget_spent(settings), None)
     node_deadline = time.monotonic() + settings.timeout
     deadline = node_deadline if run_deadline is None else min(node_deadline, run_deadline)
     outcome: Outcome = allocator.allocate(
-        node, [c.data for c in unit.claims], trace=True, deadline=deadline, timeout=None
+        node, [c.data for c in unit.claims], trace=trace, deadline=deadline, timeout=None
     )
     if outcome.status != "timeout":
         return NodeResult(node.name, outcome.status, outcome.error, outcome)

@@ -1,0 +1,303 @@
+"""Workloads replica by replica, as the cluster runs them.
+
+The resource-claim controller makes one claim per Pod from each template the pod template
+names (``<pod>-<claim>``), and the scheduler places the Pods one at a time, each seeing the
+devices (and the consumed capacity) of the ones placed before it. A claim the template names
+directly (``resourceClaimName``) is one claim for every replica: allocated with the first and
+then in use, on the nodes its allocation allows.
+
+How many Pods: ``spec.replicas`` of a Deployment, ReplicaSet or StatefulSet (default 1);
+``spec.parallelism`` of a Job (default 1, at most ``completions``) or of a CronJob's job
+template; one per node that a DaemonSet's node selector and required node affinity match.
+Replica ``n`` is the pod ``<workload>-<n>`` (a StatefulSet's own names; the other controllers
+add random suffixes).
+
+Which node a replica gets is decided by scoring plugins dractl does not run, so it is a policy
+here: ``pack`` keeps to the node of the previous replica while the replica fits there, else
+takes the first feasible node in explain's order; ``spread`` takes the feasible node with the
+fewest replicas so far.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from dractl.errors import InputError
+from dractl.explain.inputs import (
+    POD_CLAIM_NAME_ANNOTATION,
+    AllocationUnit,
+    ClaimInput,
+    claim_from_template,
+)
+
+if TYPE_CHECKING:
+    from dractl.allocator import Allocator, NodeInfo
+    from dractl.api.model import ApiObject
+    from dractl.explain.run import NodeResult, UnitResult
+
+Placement = Literal["pack", "spread"]
+PLACEMENTS: tuple[Placement, ...] = ("pack", "spread")
+REPLICAS_MAX = 10_000  # --replicas max places at most this many
+WORKLOAD_KINDS = {
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+}
+
+# evaluate(unit, nodes, trace) -> one NodeResult per node, in node order
+Evaluate = Callable[[AllocationUnit, Sequence["NodeInfo"], bool], list["NodeResult"]]
+
+
+@dataclass
+class Workload:
+    """A workload whose Pods are placed one after another."""
+
+    unit: AllocationUnit  # its pod template, as `plan` made it (claims named after the workload)
+    count: int | None  # Pods to place; None: until one does not fit (--replicas max)
+    source: str  # where the count comes from ("spec.replicas", "--replicas", ...)
+    daemon_nodes: list[NodeInfo] | None = None  # DaemonSet: the node of each replica
+
+    @property
+    def obj(self) -> ApiObject:
+        assert self.unit.pod is not None
+        return self.unit.pod
+
+    @property
+    def namespace(self) -> str:
+        return self.obj.effective_namespace or "default"
+
+    @property
+    def name(self) -> str:
+        return self.obj.name or "pod"
+
+    @property
+    def title(self) -> str:
+        return self.unit.title
+
+    def pod_name(self, index: int) -> str:
+        return f"{self.name}-{index}"
+
+
+@dataclass
+class Replica:
+    """A replica that fits: its claims (those allocated with it) and the node it got."""
+
+    index: int
+    pod: str  # ns/name
+    unit: AllocationUnit
+    node: NodeResult  # allocated; its outcome holds one allocation per claim of `unit`
+
+
+@dataclass
+class WorkloadResult:
+    workload: Workload
+    placement: Placement
+    placed: list[Replica]
+    unfit: UnitResult | None = None  # every node's explanation for the first replica that does not fit
+    unfit_index: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def wanted(self) -> int | None:
+        return self.workload.count
+
+    @property
+    def capped(self) -> bool:
+        """--replicas max reached its cap with every replica fitting."""
+        return self.workload.count is None and self.unfit is None
+
+    @property
+    def satisfied(self) -> bool:
+        if self.workload.count is None:
+            return bool(self.placed)
+        return len(self.placed) == self.workload.count
+
+
+def pod_count(obj: ApiObject) -> tuple[int, str]:
+    """How many Pods a workload other than a DaemonSet runs, and the field that says so."""
+    if obj.kind == "Job":
+        return _job_pods(obj, ("spec",))
+    if obj.kind == "CronJob":
+        return _job_pods(obj, ("spec", "jobTemplate", "spec"))
+    replicas = _integer(obj, ("spec", "replicas"))
+    return (1 if replicas is None else replicas), "spec.replicas"
+
+
+def _job_pods(obj: ApiObject, spec: tuple[str, ...]) -> tuple[int, str]:
+    parallelism = _integer(obj, (*spec, "parallelism"))
+    completions = _integer(obj, (*spec, "completions"))
+    where = ".".join((*spec, "parallelism"))
+    count = 1 if parallelism is None else parallelism
+    if completions is not None and completions < count:
+        return completions, ".".join((*spec, "completions"))
+    return count, where
+
+
+def _integer(obj: ApiObject, path: tuple[str, ...]) -> int | None:
+    value = obj.get(path)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(
+            f"{obj.position(path)}: {obj.kind} {obj.qualified_name}: {'.'.join(path)} must be a "
+            f"non-negative integer, not {value!r}"
+        )
+    return value
+
+
+def daemon_nodes(obj: ApiObject, nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
+    """The nodes a DaemonSet runs a Pod on: those its pod template's nodeSelector and required
+    node affinity match (node taints are not modelled)."""
+    from dractl.allocator.nodes import NodeSelectorError, parse_node_selector
+
+    spec_path = ("spec", "template", "spec")
+    labels = obj.get((*spec_path, "nodeSelector")) or {}
+    affinity_path = (*spec_path, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    affinity = obj.get(affinity_path)
+    selector = None
+    if isinstance(affinity, dict) and affinity.get("nodeSelectorTerms"):
+        try:
+            selector = parse_node_selector(affinity)
+        except NodeSelectorError as exc:
+            raise InputError(
+                f"{obj.position(affinity_path)}: {obj.kind} {obj.qualified_name}: invalid node affinity: {exc}"
+            ) from None
+    return [
+        node
+        for node in nodes
+        if all(node.labels.get(str(k)) == str(v) for k, v in labels.items())
+        and (selector is None or selector.matches(node))
+    ]
+
+
+def workload_for(
+    unit: AllocationUnit, replicas: int | Literal["max"] | None, nodes: Sequence[NodeInfo], notes: list[str]
+) -> Workload | None:
+    """The unit as a workload placed replica by replica, or None to explain it as one Pod on
+    every node (a Pod; a workload of exactly one Pod unless `--replicas` asks for more)."""
+    obj = unit.pod
+    if obj is None or (obj.group, obj.kind) not in WORKLOAD_KINDS:
+        if obj is not None and replicas is not None:
+            notes.append(f"--replicas does not apply to {unit.title}: a Pod is one Pod")
+        return None
+    if obj.kind == "DaemonSet":
+        if replicas is not None:
+            notes.append(f"--replicas does not apply to {unit.title}: it runs one Pod per matching node")
+        matching = daemon_nodes(obj, nodes)
+        return Workload(unit, len(matching), "its node selector", matching)
+    if replicas == "max":
+        return Workload(unit, None, "--replicas max")
+    if replicas is not None:
+        return Workload(unit, replicas, "--replicas")
+    count, source = pod_count(obj)
+    return Workload(unit, count, source) if count != 1 else None
+
+
+def replica_unit(workload: Workload, index: int, shared: dict[str, ClaimInput]) -> AllocationUnit:
+    """Replica `index`'s claims: one made from each template for its pod, and the claims named
+    directly, unless an earlier replica allocated them (`shared`: then they are in use)."""
+    pod = workload.pod_name(index)
+    claims: list[ClaimInput] = []
+    preallocated = list(workload.unit.preallocated)
+    for claim in workload.unit.claims:
+        if claim.template is not None:
+            entry = claim.data["metadata"]["annotations"][POD_CLAIM_NAME_ANNOTATION]
+            claims.append(claim_from_template(claim.source, pod, entry))
+        elif claim.qualified_name in shared:
+            preallocated.append(shared[claim.qualified_name])
+        else:
+            claims.append(claim)
+    return AllocationUnit(
+        f"{workload.title} replica {index} (pod {workload.namespace}/{pod})",
+        claims,
+        pod=workload.unit.pod,
+        preallocated=preallocated,
+    )
+
+
+def with_allocation(claim: ClaimInput, allocation: dict[str, Any]) -> ClaimInput:
+    data = copy.deepcopy(claim.data)
+    data["status"] = {"allocation": allocation}
+    return ClaimInput(claim.namespace, claim.name, data, claim.source, claim.template)
+
+
+def place(
+    workload: Workload,
+    allocator: Allocator,
+    nodes: Sequence[NodeInfo],
+    evaluate: Evaluate,
+    placement: Placement,
+) -> WorkloadResult:
+    """Places the replicas one after another until all are placed or one fits nowhere; each
+    replica's claims are then in use (through the allocator's allocated claims) for the next."""
+    from dractl.explain.run import UnitResult
+
+    result = WorkloadResult(workload, placement, [])
+    by_name = {node.name: node for node in nodes}
+    per_node: Counter[str] = Counter()
+    shared: dict[str, ClaimInput] = {}
+    previous: str | None = None
+    limit = REPLICAS_MAX if workload.count is None else workload.count
+    for index in range(limit):
+        unit = replica_unit(workload, index, shared)
+        candidates = [workload.daemon_nodes[index]] if workload.daemon_nodes is not None else list(nodes)
+        chosen: NodeResult | None = None
+        if placement == "pack" and previous is not None and workload.daemon_nodes is None:
+            # Packing: the node of the previous replica while it still has room (no trace:
+            # only the allocation is shown for a replica that fits).
+            (again,) = evaluate(unit, [by_name[previous]], False)
+            chosen = again if again.allocated else None
+        if chosen is None:
+            evaluated = UnitResult(unit, evaluate(unit, candidates, True))
+            feasible = [r for r in evaluated.ordered() if r.allocated]
+            if not feasible:
+                result.unfit, result.unfit_index = evaluated, index
+                break
+            # min() keeps the first of equals: explain's order breaks ties.
+            chosen = feasible[0] if placement == "pack" else min(feasible, key=lambda r: per_node[r.node])
+        _commit(allocator, unit, chosen, index, shared)
+        result.placed.append(Replica(index, f"{workload.namespace}/{workload.pod_name(index)}", unit, chosen))
+        per_node[chosen.node] += 1
+        previous = chosen.node
+    network = _network_pools(allocator, result.placed)
+    if network and workload.daemon_nodes is None and len(result.placed) + (result.unfit is not None) > 1:
+        result.notes.append(
+            f"replicas use devices of network-attached pools ({', '.join(network)}): which node an "
+            "earlier replica got can decide whether a later one fits; the other --placement may "
+            "give another answer"
+        )
+    return result
+
+
+def _commit(
+    allocator: Allocator, unit: AllocationUnit, chosen: NodeResult, index: int, shared: dict[str, ClaimInput]
+) -> None:
+    """The replica's claims become allocated claims of the cluster: in use by "replica N"."""
+    assert chosen.outcome is not None and chosen.outcome.allocations is not None
+    for claim, allocation in zip(unit.claims, chosen.outcome.allocations, strict=True):
+        allocated = with_allocation(claim, allocation)
+        if claim.template is None:
+            shared[claim.qualified_name] = allocated
+            allocator.add_allocated([allocated.data])
+        else:
+            allocator.add_allocated([allocated.data], owner=f"replica {index} ({claim.qualified_name})")
+
+
+def _network_pools(allocator: Allocator, placed: list[Replica]) -> list[str]:
+    """Pools of the allocated devices whose slices are not bound to one node by name."""
+    slices_by_pool = allocator.inventory.slices_by_pool
+    pools: set[str] = set()
+    for replica in placed:
+        for allocation in (replica.node.outcome.allocations if replica.node.outcome else None) or []:
+            for entry in (allocation.get("devices") or {}).get("results") or []:
+                key = (str(entry.get("driver")), str(entry.get("pool")))
+                if any(not s.node_name for s in slices_by_pool.get(key, ())):
+                    pools.add("/".join(key))
+    return sorted(pools)

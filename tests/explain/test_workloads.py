@@ -1,0 +1,315 @@
+"""``dractl explain`` of workloads replica by replica: counts, claim names, sharing, placement."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dractl.api.model import build_all
+from dractl.api.releases import Features
+from dractl.api.workspace import Workspace
+from dractl.errors import InputError
+from dractl.explain.render import render_text, to_data
+from dractl.explain.run import ExplainSettings, Explanation, explain
+from dractl.explain.workloads import REPLICAS_MAX, WorkloadResult
+from dractl.load import load_text
+
+ROOT = Path(__file__).resolve().parents[2]
+NVIDIA = ROOT.parent / "shared" / "corpus" / "real" / "kubernetes-sigs__dra-driver-nvidia-gpu"
+
+
+def gpu_cluster(nodes: int, gpus: int, *, capacity: str = "", labels: dict[str, dict[str, str]] | None = None) -> str:
+    """`nodes` nodes with `gpus` GPUs each; `capacity` is the devices' shared capacity (YAML)."""
+    docs = [
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\n"
+        "spec:\n  selectors:\n  - cel: {expression: device.driver == \"gpu.nvidia.com\"}\n"
+    ]
+    for n in range(1, nodes + 1):
+        name = f"node-{n}"
+        node_labels = (labels or {}).get(name, {})
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {json.dumps(node_labels)}}}\n")
+        devices = "".join(
+            f"  - name: gpu-{g}\n" + (f"    allowMultipleAllocations: true\n    capacity: {capacity}\n" if capacity else "")
+            for g in range(gpus)
+        )
+        docs.append(
+            f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: {name}-gpus}}\n"
+            f"spec:\n  driver: gpu.nvidia.com\n  nodeName: {name}\n"
+            f"  pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}\n  devices:\n{devices}"
+        )
+    return "---\n".join(docs)
+
+
+TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: ml}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}
+"""
+
+
+def workload(kind: str, spec: str = "", *, claims: str = "- {name: gpu, resourceClaimTemplateName: one-gpu}",
+             pod_spec: str = "") -> str:
+    """A workload `ml/w` whose pod template names `claims`; `spec` goes into its spec (of a
+    CronJob: into its job template's spec), indented by two spaces."""
+    api = "batch/v1" if kind in ("Job", "CronJob") else "apps/v1"
+    template = ["template:", "  metadata: {labels: {app: w}}", "  spec:"]
+    template += [f"    {line}" for line in pod_spec.splitlines()]
+    template += ["    resourceClaims:", *(f"    {line}" for line in claims.splitlines())]
+    template += ["    containers: [{name: c, image: busybox}]"]
+    body = [*spec.splitlines(), *(f"  {line}" for line in template)]
+    if kind == "CronJob":
+        body = ["  schedule: '@hourly'", "  jobTemplate:", "    spec:", *(f"    {line}" for line in body)]
+    elif kind != "Job":
+        body = ["  selector: {matchLabels: {app: w}}", *body]
+    head = f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: w, namespace: ml}}\nspec:\n"
+    return head + "".join(f"{line}\n" for line in body)
+
+
+def run(*docs: str, files: tuple[Path, ...] = (), **settings: Any) -> Explanation:
+    text = "---\n".join([*docs, *(f.read_text() for f in files)])
+    loaded = load_text(text, "in.yaml")
+    assert not loaded.failed
+    return explain(Workspace(build_all(loaded.objects)), ExplainSettings(**settings))
+
+
+def only(explanation: Explanation) -> WorkloadResult:
+    (result,) = explanation.workloads
+    return result
+
+
+def devices(result: WorkloadResult) -> list[list[str]]:
+    out = []
+    for replica in result.placed:
+        assert replica.node.outcome is not None and replica.node.outcome.allocations is not None
+        out.append([f"{replica.node.node}/{r['device']}" for a in replica.node.outcome.allocations
+                    for r in a["devices"]["results"]])
+    return out
+
+
+def text(explanation: Explanation, verbose: bool = False) -> str:
+    out = io.StringIO()
+    render_text(explanation, out, verbose=verbose, color=False)
+    return out.getvalue()
+
+
+# --- the sharing examples of NVIDIA's driver ------------------------------------------------------
+
+needs_corpus = pytest.mark.skipif(not NVIDIA.is_dir(), reason="the corpus of real manifests is not there")
+
+
+@needs_corpus
+def test_memory_sharing_both_replicas_share_one_gpu() -> None:
+    # Each replica claims 4Gi of a GPU's memory: both fit on the first GPU, and a third of 10Gi
+    # would not.
+    files = (NVIDIA / "demo__specs__consumable-shares__memory-sharing.yaml",)
+    result = only(run(gpu_cluster(2, 1, capacity="{memory: {value: 10Gi}}"), files=files))
+    assert (result.wanted, len(result.placed), result.satisfied) == (2, 2, True)
+    assert devices(result) == [["node-1/gpu-0"], ["node-1/gpu-0"]]
+    assert [c.qualified_name for r in result.placed for c in r.unit.claims] == [
+        "gpu-share-memory/memory-sharing-0-gpu", "gpu-share-memory/memory-sharing-1-gpu"]
+    shares = [r.node.outcome.allocations[0]["devices"]["results"][0] for r in result.placed]  # type: ignore[union-attr]
+    assert [s["consumedCapacity"] for s in shares] == [{"memory": "4Gi"}, {"memory": "4Gi"}]
+    assert shares[0]["shareID"] != shares[1]["shareID"]
+    out = text(run(gpu_cluster(1, 1, capacity="{memory: {value: 10Gi}}"), files=files, replicas=3))
+    assert "2 of 3 replicas fit (--replicas; placement pack)" in out
+    assert "claim gpu-share-memory/memory-sharing-1-gpu: gpu.nvidia.com/node-1/gpu-0 (shared: memory 4Gi)" in out
+    assert ("capacity memory insufficient: needs 4Gi, 2Gi left; in use by replica 0 "
+            "(gpu-share-memory/memory-sharing-0-gpu), replica 1 (gpu-share-memory/memory-sharing-1-gpu)") in out
+
+
+@needs_corpus
+def test_integer_sharing_four_replicas_per_gpu() -> None:
+    files = (NVIDIA / "demo__specs__consumable-shares__integer-sharing.yaml",)
+    shares = "{shares: {value: '4', requestPolicy: {default: '1', validRange: {min: '1'}}}}"
+    result = only(run(gpu_cluster(1, 2, capacity=shares), files=files))
+    assert (result.wanted, result.satisfied) == (4, True)
+    assert devices(result) == [["node-1/gpu-0"]] * 4  # pack: one GPU's four shares first
+    most = only(run(gpu_cluster(1, 2, capacity=shares), files=files, replicas="max"))
+    assert (len(most.placed), most.unfit_index, most.satisfied) == (8, 8, True)
+    assert devices(most)[4:] == [["node-1/gpu-1"]] * 4
+
+
+@needs_corpus
+def test_unlimited_sharing_stops_at_the_cap() -> None:
+    files = (NVIDIA / "demo__specs__consumable-shares__unlimited-sharing.yaml",)
+    unlimited = "{memory: {value: 40Gi, requestPolicy: {default: '0'}}}"
+    result = only(run(gpu_cluster(1, 1, capacity=unlimited), files=files))
+    assert devices(result) == [["node-1/gpu-0"]] * 2
+    most = only(run(gpu_cluster(1, 1, capacity=unlimited), files=files, replicas="max"))
+    assert (len(most.placed), most.unfit, most.capped) == (REPLICAS_MAX, None, True)
+    out = text(run(gpu_cluster(1, 1, capacity=unlimited), files=files, replicas="max"))
+    assert f"{REPLICAS_MAX} replicas fit, and more may: --replicas max stops at {REPLICAS_MAX}" in out
+    assert f"… {REPLICAS_MAX - 20} more replicas (on node-1 {REPLICAS_MAX - 20}): --verbose or -o json lists them" in out
+
+
+# --- controllers ----------------------------------------------------------------------------------
+
+
+def test_statefulset_replicas_need_distinct_devices() -> None:
+    cluster = gpu_cluster(2, 2)
+    result = only(run(cluster, TEMPLATE, workload("StatefulSet", "  replicas: 4\n")))
+    assert devices(result) == [["node-1/gpu-0"], ["node-1/gpu-1"], ["node-2/gpu-0"], ["node-2/gpu-1"]]
+    assert [r.pod for r in result.placed] == [f"ml/w-{i}" for i in range(4)]
+    spread = only(run(cluster, TEMPLATE, workload("StatefulSet", "  replicas: 4\n"), placement="spread"))
+    assert devices(spread) == [["node-1/gpu-0"], ["node-2/gpu-0"], ["node-1/gpu-1"], ["node-2/gpu-1"]]
+    five = run(cluster, TEMPLATE, workload("StatefulSet", "  replicas: 5\n"))
+    failed = only(five)
+    assert (len(failed.placed), failed.unfit_index, failed.satisfied, five.satisfiable) == (4, 4, False, False)
+    assert failed.unfit is not None
+    assert [c.qualified_name for c in failed.unfit.unit.claims] == ["ml/w-4-gpu"]
+    out = text(five)
+    assert "4 of 5 replicas fit (spec.replicas; placement pack)" in out
+    assert "✗ replica 4 does not fit on any node" in out
+    assert "1 device: in use by replica 0 (ml/w-0-gpu) (gpu.nvidia.com/node-1/gpu-0)" in out
+    assert "1 device: in use by replica 1 (ml/w-1-gpu) (gpu.nvidia.com/node-1/gpu-1)" in out
+    data = to_data(five)["workloads"][0]
+    assert (data["fit"], data["replicas"], data["unfit"]["replica"], data["unfit"]["pod"]) == (4, 5, 4, "ml/w-4")
+    assert [p["claims"][0]["claim"] for p in data["placed"]] == [f"ml/w-{i}-gpu" for i in range(4)]
+    assert data["unfit"]["nodes"][0]["result"] == "unschedulable"
+
+
+@pytest.mark.parametrize(
+    ("spec", "pods", "source"),
+    [
+        ("", 1, None),  # one Pod: explained as before, on every node
+        ("  parallelism: 3\n", 3, "spec.parallelism"),
+        ("  parallelism: 3\n  completions: 2\n", 2, "spec.completions"),
+        ("  parallelism: 2\n  completions: 5\n", 2, "spec.parallelism"),
+        ("  parallelism: 0\n", 0, "spec.parallelism"),
+    ],
+)
+def test_job_runs_parallelism_pods(spec: str, pods: int, source: str | None) -> None:
+    explanation = run(gpu_cluster(2, 2), TEMPLATE, workload("Job", spec))
+    if source is None:
+        assert not explanation.workloads and len(explanation.units) == 1
+        return
+    result = only(explanation)
+    assert (result.wanted, len(result.placed), result.workload.source) == (pods, pods, source)
+
+
+def test_cronjob_through_its_job_template() -> None:
+    result = only(run(gpu_cluster(1, 4), TEMPLATE, workload("CronJob", "  parallelism: 3\n")))
+    assert (result.workload.source, devices(result)) == (
+        "spec.jobTemplate.spec.parallelism", [["node-1/gpu-0"], ["node-1/gpu-1"], ["node-1/gpu-2"]])
+
+
+def test_daemonset_one_pod_per_matching_node() -> None:
+    labels = {"node-1": {"gpu": "yes"}, "node-3": {"gpu": "yes"}}
+    cluster = gpu_cluster(3, 1, labels=labels)
+    result = only(run(cluster, TEMPLATE, workload("DaemonSet", pod_spec="nodeSelector: {gpu: 'yes'}")))
+    assert devices(result) == [["node-1/gpu-0"], ["node-3/gpu-0"]]
+    every = only(run(cluster, TEMPLATE, workload("DaemonSet")))
+    assert devices(every) == [["node-1/gpu-0"], ["node-2/gpu-0"], ["node-3/gpu-0"]]
+    affinity = (
+        "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms:\n      - matchExpressions: [{key: gpu, operator: DoesNotExist}]"
+    )
+    assert devices(only(run(cluster, TEMPLATE, workload("DaemonSet", pod_spec=affinity)))) == [["node-2/gpu-0"]]
+    none = only(run(cluster, TEMPLATE, workload("DaemonSet", pod_spec="nodeSelector: {gpu: 'no'}")))
+    assert (none.wanted, none.satisfied) == (0, True)
+    assert "0 replicas: no node matches its node selector, nothing to place" in text(run(
+        cluster, TEMPLATE, workload("DaemonSet", pod_spec="nodeSelector: {gpu: 'no'}")))
+    # A DaemonSet's Pod that does not fit its node: not placed elsewhere.
+    busy = run(cluster, TEMPLATE, workload("DaemonSet"), ALLOCATED.format(node="node-2"))
+    failed = only(busy)
+    assert (len(failed.placed), failed.unfit_index) == (1, 1)
+    assert failed.unfit is not None and [n.node for n in failed.unfit.nodes] == ["node-2"]
+
+
+ALLOCATED = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: running, namespace: ml}}
+spec:
+  devices:
+    requests:
+    - {{name: gpu, exactly: {{deviceClassName: gpu.nvidia.com}}}}
+status:
+  allocation:
+    devices:
+      results:
+      - {{request: gpu, driver: gpu.nvidia.com, pool: {node}, device: gpu-0}}
+"""
+SHARED_CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared-gpu, namespace: ml}
+spec:
+  devices:
+    requests:
+    - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}
+"""
+
+
+def test_a_claim_named_directly_is_allocated_once_for_every_replica() -> None:
+    claims = "- {name: shared, resourceClaimName: shared-gpu}\n- {name: own, resourceClaimTemplateName: one-gpu}"
+    cluster = gpu_cluster(2, 3)
+    result = only(run(cluster, TEMPLATE, SHARED_CLAIM, workload("Deployment", "  replicas: 3\n", claims=claims)))
+    # The shared claim goes with replica 0; its allocation ties the others to node-1, where
+    # two GPUs are left for their own claims.
+    assert [[c.name for c in r.unit.claims] for r in result.placed] == [["shared-gpu", "w-0-own"], ["w-1-own"]]
+    assert devices(result) == [["node-1/gpu-0", "node-1/gpu-1"], ["node-1/gpu-2"]]
+    assert result.unfit is not None and result.unfit_index == 2
+    unfit = {n.node: n for n in result.unfit.nodes}
+    assert unfit["node-2"].error == "claim ml/shared-gpu is already allocated for other nodes"
+    out = text(run(cluster, TEMPLATE, SHARED_CLAIM, workload("Deployment", "  replicas: 3\n", claims=claims)))
+    assert "ml/shared-gpu (one for all replicas)" in out
+    assert "    claim ml/shared-gpu: allocated with replica 0" in out
+
+
+def test_replicas_override_and_notes() -> None:
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  resourceClaims:\n"
+        "  - {name: gpu, resourceClaimTemplateName: one-gpu}\n  containers: [{name: c, image: busybox}]\n"
+    )
+    explanation = run(gpu_cluster(1, 2), TEMPLATE, workload("Deployment", "  replicas: 5\n"), pod, replicas=1)
+    assert only(explanation).wanted == 1 and len(explanation.units) == 1
+    assert explanation.notes == ["--replicas does not apply to pod ml/p: a Pod is one Pod"]
+    with pytest.raises(InputError, match=r"in.yaml:\d+:\d+: Deployment ml/w: spec.replicas must be a non-negative"):
+        run(gpu_cluster(1, 1), TEMPLATE, workload("Deployment", "  replicas: -1\n"))
+
+
+def test_claim_filter_picks_the_workloads_that_use_it() -> None:
+    other = TEMPLATE.replace("one-gpu", "other-gpu")
+    second = workload("Deployment", "  replicas: 2\n", claims="- {name: gpu, resourceClaimTemplateName: other-gpu}")
+    second = second.replace("name: w,", "name: v,")
+    explanation = run(gpu_cluster(1, 4), TEMPLATE, other, workload("Deployment", "  replicas: 2\n"), second,
+                      claims=("ml/other-gpu",))
+    assert [w.workload.name for w in explanation.workloads] == ["v"]
+
+
+def test_node_filter_narrows_the_nodes_replicas_go_to() -> None:
+    result = only(run(gpu_cluster(2, 1), TEMPLATE, workload("Deployment", "  replicas: 2\n"), nodes=("node-2",)))
+    assert (len(result.placed), result.unfit_index) == (1, 1)
+    assert devices(result) == [["node-2/gpu-0"]]
+
+
+def test_network_attached_pools_say_that_placement_matters() -> None:
+    cluster = gpu_cluster(2, 0).replace("  devices:\n", "  devices: []\n")
+    network = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: fabric}\nspec:\n"
+        "  driver: gpu.nvidia.com\n  allNodes: true\n  pool: {name: fabric, generation: 1, resourceSliceCount: 1}\n"
+        "  devices:\n  - name: gpu-0\n  - name: gpu-1\n"
+    )
+    result = only(run(cluster, network, TEMPLATE, workload("Deployment", "  replicas: 2\n")))
+    assert devices(result) == [["node-1/gpu-0"], ["node-1/gpu-1"]]
+    assert result.notes and "network-attached pools (gpu.nvidia.com/fabric)" in result.notes[0]
+
+
+def test_replica_claims_answer_to_the_features_of_the_release() -> None:
+    # Without DRAConsumableCapacity (alpha in 1.35) a device is allocated once: one replica each.
+    files = (NVIDIA / "demo__specs__consumable-shares__memory-sharing.yaml",)
+    if not NVIDIA.is_dir():
+        pytest.skip("the corpus of real manifests is not there")
+    result = only(run(gpu_cluster(1, 1, capacity="{memory: {value: 10Gi}}"), files=files,
+                      features=Features("1.35", {})))
+    assert (len(result.placed), result.unfit_index) == (1, 1)
