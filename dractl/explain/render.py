@@ -192,7 +192,7 @@ def _claims_data(claims: list[ClaimInput]) -> list[dict[str, Any]]:
 
 def workload_data(result: WorkloadResult, verbose: bool) -> dict[str, Any]:
     workload = result.workload
-    unfit = result.unfit
+    explained = result.explained
     return {
         "title": workload.title,
         "kind": workload.obj.kind,
@@ -215,13 +215,15 @@ def workload_data(result: WorkloadResult, verbose: bool) -> dict[str, Any]:
             }
             for replica in result.placed
         ],
-        "unfit": None
-        if unfit is None
+        "explained": None
+        if explained is None
         else {
-            "replica": result.unfit_index,
-            "pod": f"{workload.namespace}/{workload.pod_name(result.unfit_index or 0)}",
-            "claims": _claims_data(unfit.unit.claims),
-            "nodes": [node_data(n, unfit, verbose) for n in unfit.ordered()],
+            "replica": result.explained_index,
+            "pod": f"{workload.namespace}/{workload.pod_name(result.explained_index or 0)}",
+            "fits": bool(explained.feasible),
+            "claims": _claims_data(explained.unit.claims),
+            "feasibleNodes": [n.node for n in explained.feasible],
+            "nodes": [node_data(n, explained, verbose) for n in explained.ordered()],
         },
     }
 
@@ -312,11 +314,17 @@ def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
     wanted = result.wanted
     if wanted is None:
         tail = (f", and more may: --replicas max stops at {placed}" if result.capped
-                else f"; replica {result.unfit_index} is the first that does not")
+                else f"; replica {result.explained_index} is the first that does not")
         yield f"[{style}]{placed} replica{'s' if placed != 1 else ''} fit{'' if placed != 1 else 's'}{tail}[/] (placement {result.placement})"
     elif wanted == 0:
         what = "no node matches its node selector" if workload.daemon_nodes is not None else f"{workload.source} is 0"
         yield f"[green]0 replicas: {escape(what)}, nothing to place[/]"
+    elif workload.focus:
+        if placed < wanted - 1:
+            before = f"replica {placed} before it does not fit"
+        else:
+            before = "the first replica" if wanted == 1 else f"replicas 0 to {wanted - 2} placed first"
+        yield f"[{style}]replica {wanted - 1} (--pod): {before}[/] (placement {result.placement})"
     else:
         yield (
             f"[{style}]{placed} of {wanted} replica{'s' if wanted != 1 else ''} fit[/] "
@@ -330,13 +338,16 @@ def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
         per_node = Counter(r.node.node for r in hidden)
         nodes = ", ".join(f"{node} {count}" for node, count in per_node.most_common())
         yield f"  [dim]… {len(hidden)} more replicas (on {escape(nodes)}): --verbose or -o json lists them[/]"
-    if result.unfit is not None:
+    if result.explained is not None:
         yield ""
-        yield (
-            f"[red]✗ replica {result.unfit_index}[/] does not fit on any node; devices the replicas "
-            "before it got are in use by them"
-        )
-        yield from _unit_lines(result.unfit, verbose)
+        if result.unfit:
+            yield (
+                f"[red]✗ replica {result.explained_index}[/] does not fit on any node; devices the replicas "
+                "before it got are in use by them"
+            )
+        else:
+            yield f"[green]✓ replica {result.explained_index}[/] fits; on every node:"
+        yield from _unit_lines(result.explained, verbose)
 
 
 def _replica_lines(replica: Replica, claims: list[ClaimInput]) -> Iterator[str]:

@@ -21,7 +21,7 @@ from dractl.explain.inputs import (
     plan,
     taint_rule_selectors,
 )
-from dractl.explain.workloads import Placement, WorkloadResult, place, workload_for
+from dractl.explain.workloads import Placement, WorkloadResult, place, replica_named, workload_for
 
 if TYPE_CHECKING:
     from dractl.allocator import NodeInfo, Outcome
@@ -164,7 +164,12 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     features = settings.features
     skipped = _unserved_objects(workspace)
     notes: list[str] = []
-    units = plan(workspace, settings.claims, notes, pod=settings.pod)
+    replica = replica_named(workspace, settings.pod) if settings.pod else None
+    if replica is None:
+        units = plan(workspace, settings.claims, notes, pod=settings.pod)
+    else:
+        # --pod names a replica of a workload: that workload, up to that replica.
+        units = [u for u in plan(workspace, settings.claims, notes) if u.pod is replica[0]]
     if not units:
         raise InputError(
             "nothing to explain: the input has no unallocated ResourceClaim, "
@@ -233,7 +238,7 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     results = []
     workloads = []
     for unit in units:
-        workload = workload_for(unit, settings.replicas, nodes, notes)
+        workload = workload_for(unit, settings.replicas, nodes, notes, replica[1] if replica else None)
         if workload is not None:
             workloads.append(place(workload, allocator, nodes, evaluate, settings.placement))
         else:

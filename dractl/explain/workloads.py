@@ -37,6 +37,7 @@ from dractl.explain.inputs import (
 if TYPE_CHECKING:
     from dractl.allocator import Allocator, NodeInfo
     from dractl.api.model import ApiObject
+    from dractl.api.workspace import Workspace
     from dractl.explain.run import NodeResult, UnitResult
 
 Placement = Literal["pack", "spread"]
@@ -63,6 +64,7 @@ class Workload:
     count: int | None  # Pods to place; None: until one does not fit (--replicas max)
     source: str  # where the count comes from ("spec.replicas", "--replicas", ...)
     daemon_nodes: list[NodeInfo] | None = None  # DaemonSet: the node of each replica
+    focus: bool = False  # --pod names the last replica: explained on every node, fit or not
 
     @property
     def obj(self) -> ApiObject:
@@ -100,8 +102,9 @@ class WorkloadResult:
     workload: Workload
     placement: Placement
     placed: list[Replica]
-    unfit: UnitResult | None = None  # every node's explanation for the first replica that does not fit
-    unfit_index: int | None = None
+    # Every node's explanation of one replica: the first that does not fit, or the one --pod names.
+    explained: UnitResult | None = None
+    explained_index: int | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -111,12 +114,19 @@ class WorkloadResult:
     @property
     def capped(self) -> bool:
         """--replicas max reached its cap with every replica fitting."""
-        return self.workload.count is None and self.unfit is None
+        return self.workload.count is None and self.explained is None
+
+    @property
+    def unfit(self) -> bool:
+        """Whether the explained replica is one that does not fit."""
+        return self.explained is not None and not self.explained.feasible
 
     @property
     def satisfied(self) -> bool:
         if self.workload.count is None:
             return bool(self.placed)
+        if self.workload.focus:
+            return not self.unfit and self.explained is not None
         return len(self.placed) == self.workload.count
 
 
@@ -177,11 +187,34 @@ def daemon_nodes(obj: ApiObject, nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
     ]
 
 
+def replica_named(workspace: Workspace, pod: str) -> tuple[ApiObject, int] | None:
+    """The workload and replica index that `--pod [NS/]NAME` means when NAME is no Pod of the
+    input but ``<workload>-<n>``: replica n of a workload of the input."""
+    wanted = pod if "/" in pod else f"default/{pod}"
+    namespace, _, name = wanted.partition("/")
+    if any(obj.kind == "Pod" and obj.group == "" and obj.qualified_name == wanted for obj in workspace.checked):
+        return None
+    for obj in workspace.checked:
+        if (obj.group, obj.kind) not in WORKLOAD_KINDS or not obj.name:
+            continue
+        if (obj.effective_namespace or "default") != namespace or not name.startswith(obj.name + "-"):
+            continue
+        index = name[len(obj.name) + 1:]
+        if index.isdigit() and str(int(index)) == index:
+            return obj, int(index)
+    return None
+
+
 def workload_for(
-    unit: AllocationUnit, replicas: int | Literal["max"] | None, nodes: Sequence[NodeInfo], notes: list[str]
+    unit: AllocationUnit,
+    replicas: int | Literal["max"] | None,
+    nodes: Sequence[NodeInfo],
+    notes: list[str],
+    focus: int | None = None,
 ) -> Workload | None:
     """The unit as a workload placed replica by replica, or None to explain it as one Pod on
-    every node (a Pod; a workload of exactly one Pod unless `--replicas` asks for more)."""
+    every node (a Pod; a workload of exactly one Pod unless `--replicas` asks for more).
+    `focus`: the replica --pod names, placed after the ones before it and explained in full."""
     obj = unit.pod
     if obj is None or (obj.group, obj.kind) not in WORKLOAD_KINDS:
         if obj is not None and replicas is not None:
@@ -191,7 +224,18 @@ def workload_for(
         if replicas is not None:
             notes.append(f"--replicas does not apply to {unit.title}: it runs one Pod per matching node")
         matching = daemon_nodes(obj, nodes)
+        if focus is not None:
+            if focus >= len(matching):
+                raise InputError(
+                    f"{unit.title} runs {len(matching)} Pod{'s' if len(matching) != 1 else ''} (one per node its "
+                    f"node selector matches): it has no replica {focus}"
+                )
+            return Workload(unit, focus + 1, "--pod", matching, focus=True)
         return Workload(unit, len(matching), "its node selector", matching)
+    if focus is not None:
+        if replicas is not None:
+            notes.append(f"--replicas does not apply with --pod: replica {focus} of {unit.title} is explained")
+        return Workload(unit, focus + 1, "--pod", focus=True)
     if replicas == "max":
         return Workload(unit, None, "--replicas max")
     if replicas is not None:
@@ -248,6 +292,9 @@ def place(
     for index in range(limit):
         unit = replica_unit(workload, index, shared)
         candidates = [workload.daemon_nodes[index]] if workload.daemon_nodes is not None else list(nodes)
+        if workload.focus and index == limit - 1:
+            result.explained, result.explained_index = UnitResult(unit, evaluate(unit, candidates, True)), index
+            break
         chosen: NodeResult | None = None
         if placement == "pack" and previous is not None and workload.daemon_nodes is None:
             # Packing: the node of the previous replica while it still has room (no trace:
@@ -258,7 +305,7 @@ def place(
             evaluated = UnitResult(unit, evaluate(unit, candidates, True))
             feasible = [r for r in evaluated.ordered() if r.allocated]
             if not feasible:
-                result.unfit, result.unfit_index = evaluated, index
+                result.explained, result.explained_index = evaluated, index
                 break
             # min() keeps the first of equals: explain's order breaks ties.
             chosen = feasible[0] if placement == "pack" else min(feasible, key=lambda r: per_node[r.node])
@@ -267,7 +314,7 @@ def place(
         per_node[chosen.node] += 1
         previous = chosen.node
     network = _network_pools(allocator, result.placed)
-    if network and workload.daemon_nodes is None and len(result.placed) + (result.unfit is not None) > 1:
+    if network and workload.daemon_nodes is None and len(result.placed) + (result.explained is not None) > 1:
         result.notes.append(
             f"replicas use devices of network-attached pools ({', '.join(network)}): which node an "
             "earlier replica got can decide whether a later one fits; the other --placement may "

@@ -111,13 +111,13 @@ def test_replaying_the_replicas_one_at_a_time_gives_the_same_result(scenario: di
         assert (again.status, again.allocations) == ("allocated", outcome.allocations), replica.index
         earlier.extend(with_allocation(c, a).data for c, a in zip(replica.unit.claims, outcome.allocations,
                                                                     strict=True))
-    if result.unfit is None:
+    if result.explained is None:
         assert len(result.placed) == result.wanted
         return
-    assert result.unfit_index == len(result.placed)
-    for node in result.unfit.nodes:
+    assert result.explained_index == len(result.placed)
+    for node in result.explained.nodes:
         if node.outcome is None:  # a shared claim allocated for other nodes
             assert node.error is not None and "already allocated for other nodes" in node.error
             continue
-        again = fresh().allocate(NodeInfo(node.node), [c.data for c in result.unfit.unit.claims])
+        again = fresh().allocate(NodeInfo(node.node), [c.data for c in result.explained.unit.claims])
         assert again.status != "allocated" and node.status == again.status, node.node

@@ -134,7 +134,7 @@ def test_integer_sharing_four_replicas_per_gpu() -> None:
     assert (result.wanted, result.satisfied) == (4, True)
     assert devices(result) == [["node-1/gpu-0"]] * 4  # pack: one GPU's four shares first
     most = only(run(gpu_cluster(1, 2, capacity=shares), files=files, replicas="max"))
-    assert (len(most.placed), most.unfit_index, most.satisfied) == (8, 8, True)
+    assert (len(most.placed), most.explained_index, most.satisfied) == (8, 8, True)
     assert devices(most)[4:] == [["node-1/gpu-1"]] * 4
 
 
@@ -145,7 +145,7 @@ def test_unlimited_sharing_stops_at_the_cap() -> None:
     result = only(run(gpu_cluster(1, 1, capacity=unlimited), files=files))
     assert devices(result) == [["node-1/gpu-0"]] * 2
     most = only(run(gpu_cluster(1, 1, capacity=unlimited), files=files, replicas="max"))
-    assert (len(most.placed), most.unfit, most.capped) == (REPLICAS_MAX, None, True)
+    assert (len(most.placed), most.explained, most.capped) == (REPLICAS_MAX, None, True)
     out = text(run(gpu_cluster(1, 1, capacity=unlimited), files=files, replicas="max"))
     assert f"{REPLICAS_MAX} replicas fit, and more may: --replicas max stops at {REPLICAS_MAX}" in out
     assert f"… {REPLICAS_MAX - 20} more replicas (on node-1 {REPLICAS_MAX - 20}): --verbose or -o json lists them" in out
@@ -163,18 +163,18 @@ def test_statefulset_replicas_need_distinct_devices() -> None:
     assert devices(spread) == [["node-1/gpu-0"], ["node-2/gpu-0"], ["node-1/gpu-1"], ["node-2/gpu-1"]]
     five = run(cluster, TEMPLATE, workload("StatefulSet", "  replicas: 5\n"))
     failed = only(five)
-    assert (len(failed.placed), failed.unfit_index, failed.satisfied, five.satisfiable) == (4, 4, False, False)
-    assert failed.unfit is not None
-    assert [c.qualified_name for c in failed.unfit.unit.claims] == ["ml/w-4-gpu"]
+    assert (len(failed.placed), failed.explained_index, failed.satisfied, five.satisfiable) == (4, 4, False, False)
+    assert failed.explained is not None
+    assert [c.qualified_name for c in failed.explained.unit.claims] == ["ml/w-4-gpu"]
     out = text(five)
     assert "4 of 5 replicas fit (spec.replicas; placement pack)" in out
     assert "✗ replica 4 does not fit on any node" in out
     assert "1 device: in use by replica 0 (ml/w-0-gpu) (gpu.nvidia.com/node-1/gpu-0)" in out
     assert "1 device: in use by replica 1 (ml/w-1-gpu) (gpu.nvidia.com/node-1/gpu-1)" in out
     data = to_data(five)["workloads"][0]
-    assert (data["fit"], data["replicas"], data["unfit"]["replica"], data["unfit"]["pod"]) == (4, 5, 4, "ml/w-4")
+    assert (data["fit"], data["replicas"], data["explained"]["replica"], data["explained"]["pod"]) == (4, 5, 4, "ml/w-4")
     assert [p["claims"][0]["claim"] for p in data["placed"]] == [f"ml/w-{i}-gpu" for i in range(4)]
-    assert data["unfit"]["nodes"][0]["result"] == "unschedulable"
+    assert data["explained"]["nodes"][0]["result"] == "unschedulable"
 
 
 @pytest.mark.parametrize(
@@ -221,8 +221,8 @@ def test_daemonset_one_pod_per_matching_node() -> None:
     # A DaemonSet's Pod that does not fit its node: not placed elsewhere.
     busy = run(cluster, TEMPLATE, workload("DaemonSet"), ALLOCATED.format(node="node-2"))
     failed = only(busy)
-    assert (len(failed.placed), failed.unfit_index) == (1, 1)
-    assert failed.unfit is not None and [n.node for n in failed.unfit.nodes] == ["node-2"]
+    assert (len(failed.placed), failed.explained_index) == (1, 1)
+    assert failed.explained is not None and [n.node for n in failed.explained.nodes] == ["node-2"]
 
 
 ALLOCATED = """\
@@ -258,8 +258,8 @@ def test_a_claim_named_directly_is_allocated_once_for_every_replica() -> None:
     # two GPUs are left for their own claims.
     assert [[c.name for c in r.unit.claims] for r in result.placed] == [["shared-gpu", "w-0-own"], ["w-1-own"]]
     assert devices(result) == [["node-1/gpu-0", "node-1/gpu-1"], ["node-1/gpu-2"]]
-    assert result.unfit is not None and result.unfit_index == 2
-    unfit = {n.node: n for n in result.unfit.nodes}
+    assert result.explained is not None and result.explained_index == 2
+    unfit = {n.node: n for n in result.explained.nodes}
     assert unfit["node-2"].error == "claim ml/shared-gpu is already allocated for other nodes"
     out = text(run(cluster, TEMPLATE, SHARED_CLAIM, workload("Deployment", "  replicas: 3\n", claims=claims)))
     assert "ml/shared-gpu (one for all replicas)" in out
@@ -289,7 +289,7 @@ def test_claim_filter_picks_the_workloads_that_use_it() -> None:
 
 def test_node_filter_narrows_the_nodes_replicas_go_to() -> None:
     result = only(run(gpu_cluster(2, 1), TEMPLATE, workload("Deployment", "  replicas: 2\n"), nodes=("node-2",)))
-    assert (len(result.placed), result.unfit_index) == (1, 1)
+    assert (len(result.placed), result.explained_index) == (1, 1)
     assert devices(result) == [["node-2/gpu-0"]]
 
 
@@ -312,4 +312,26 @@ def test_replica_claims_answer_to_the_features_of_the_release() -> None:
         pytest.skip("the corpus of real manifests is not there")
     result = only(run(gpu_cluster(1, 1, capacity="{memory: {value: 10Gi}}"), files=files,
                       features=Features("1.35", {})))
-    assert (len(result.placed), result.unfit_index) == (1, 1)
+    assert (len(result.placed), result.explained_index) == (1, 1)
+
+
+def test_pod_names_a_replica_placed_after_the_ones_before_it() -> None:
+    cluster = gpu_cluster(2, 2)
+    sts = workload("StatefulSet", "  replicas: 5\n")
+    third = only(run(cluster, TEMPLATE, sts, pod="ml/w-2"))
+    assert (len(third.placed), third.explained_index, third.satisfied) == (2, 2, True)
+    assert third.explained is not None and [n.node for n in third.explained.feasible] == ["node-2"]
+    # node-1's GPUs went to replicas 0 and 1.
+    blocked = {n.node: n for n in third.explained.nodes}["node-1"]
+    assert blocked.status == "unschedulable"
+    assert "✓ replica 2 fits; on every node:" in text(run(cluster, TEMPLATE, sts, pod="ml/w-2"))
+    fifth = run(cluster, TEMPLATE, sts, pod="ml/w-4")
+    assert (only(fifth).explained_index, only(fifth).satisfied, fifth.satisfiable) == (4, False, False)
+    data = to_data(fifth)["workloads"][0]["explained"]
+    assert (data["replica"], data["pod"], data["fits"], data["feasibleNodes"]) == (4, "ml/w-4", False, [])
+    daemons = workload("DaemonSet")
+    assert devices(only(run(cluster, TEMPLATE, daemons, pod="ml/w-1"))) == [["node-1/gpu-0"]]
+    with pytest.raises(InputError, match=r"daemonset ml/w runs 2 Pods .*: it has no replica 2"):
+        run(cluster, TEMPLATE, daemons, pod="ml/w-2")
+    with pytest.raises(InputError, match="Pod ml/w-x is not in the input"):
+        run(cluster, TEMPLATE, sts, pod="ml/w-x")
