@@ -341,10 +341,10 @@ def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
     if result.explained is not None:
         yield ""
         if result.unfit:
-            yield (
-                f"[red]✗ replica {result.explained_index}[/] does not fit on any node; devices the replicas "
-                "before it got are in use by them"
-            )
+            index = result.explained_index or 0
+            after = {0: "", 1: " once replica 0 is placed", 2: " once replicas 0 and 1 are placed"}.get(
+                index, f" once replicas 0 to {index - 1} are placed")
+            yield f"[red]✗ replica {index} fits on no node{after}:[/]"
         else:
             yield f"[green]✓ replica {result.explained_index}[/] fits; on every node:"
         yield from _unit_lines(result.explained, verbose)

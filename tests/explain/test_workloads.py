@@ -168,7 +168,7 @@ def test_statefulset_replicas_need_distinct_devices() -> None:
     assert [c.qualified_name for c in failed.explained.unit.claims] == ["ml/w-4-gpu"]
     out = text(five)
     assert "4 of 5 replicas fit (spec.replicas; placement pack)" in out
-    assert "✗ replica 4 does not fit on any node" in out
+    assert "✗ replica 4 fits on no node once replicas 0 to 3 are placed:" in out
     assert "1 device: in use by replica 0 (ml/w-0-gpu) (gpu.nvidia.com/node-1/gpu-0)" in out
     assert "1 device: in use by replica 1 (ml/w-1-gpu) (gpu.nvidia.com/node-1/gpu-1)" in out
     data = to_data(five)["workloads"][0]
