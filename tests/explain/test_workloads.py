@@ -335,3 +335,17 @@ def test_pod_names_a_replica_placed_after_the_ones_before_it() -> None:
         run(cluster, TEMPLATE, daemons, pod="ml/w-2")
     with pytest.raises(InputError, match="Pod ml/w-x is not in the input"):
         run(cluster, TEMPLATE, sts, pod="ml/w-x")
+
+
+def test_cli_options_and_exit_codes(run_dractl) -> None:
+    out = run_dractl("explain", "-o", "json", "--replicas", "max", "examples/explain/replicas/")
+    assert out.returncode == 0, out.stderr  # with max: fits when one replica does
+    (data,) = json.loads(out.stdout)["workloads"]
+    assert (data["fit"], data["replicas"], data["source"], data["explained"]["replica"]) == (2, None, "--replicas max", 2)
+    assert run_dractl("explain", "--replicas", "2", "examples/explain/replicas/").returncode == 0
+    assert run_dractl("explain", "examples/explain/replicas/").returncode == 1  # 2 of 3
+    spread = run_dractl("explain", "--placement", "spread", "--replicas", "1", "examples/explain/replicas/")
+    assert "1 of 1 replica fit (--replicas; placement spread)" in spread.stdout
+    for option, value in (("--replicas", "-1"), ("--replicas", "10001"), ("--replicas", "some"), ("--placement", "tight")):
+        bad = run_dractl("explain", option, value, "examples/explain/replicas/")
+        assert bad.returncode == 2 and option in bad.stderr, (option, value)
