@@ -1,46 +1,127 @@
-"""The ``dractl`` command line: typer wiring only (options → library call → reporter → exit code)."""
+"""The ``dractl`` command line: argument parsing only (options → library call → reporter → exit code).
+
+The command table is lazy: ``dractl --help`` reads the summaries below, and a command's module
+(its options, then the library it calls) is imported only when that command runs or shows its
+help. argparse (the standard library's) parses: it costs a few milliseconds where typer cost
+tens, a third of a lint of one small file.
+"""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import importlib
 import os
 import sys
-from typing import Annotated
-
-import typer
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dractl import __version__
 from dractl.errors import DractlError
 
-app = typer.Typer(
-    name="dractl",
-    help="Lint, convert and explain Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+if TYPE_CHECKING:
+    from types import ModuleType
 
-# (command name, module, function); each module imports heavy dependencies inside the function.
+    from dractl.cli.parser import CommandParser
+
+# (command name, module, summary). Each module has DESCRIPTION (its first line is the summary
+# here; a test keeps them equal), EPILOG, arguments(parser) and run(args) -> exit code.
 COMMANDS: list[tuple[str, str, str]] = [
-    ("lint", "dractl.cli.lint", "lint"),
-    ("select", "dractl.cli.select", "select"),
-    ("schema", "dractl.cli.schema", "schema"),
-    ("explain", "dractl.cli.explain", "explain"),
-    ("convert", "dractl.cli.convert", "convert"),
-    ("rules", "dractl.cli.rules", "rules"),
+    ("lint", "dractl.cli.lint",
+     "Check manifests for everything the apiserver would reject, CEL errors and likely mistakes."),
+    ("select", "dractl.cli.select",
+     "Evaluate a device selector on every device of the given ResourceSlices, as the scheduler does."),
+    ("schema", "dractl.cli.schema",
+     "Write the JSON Schemas of DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice."),
+    ("explain", "dractl.cli.explain",
+     "Run the scheduler's allocator over the inputs: which devices each node would give the claims, and why not others."),
+    ("convert", "dractl.cli.convert",
+     "Convert resource.k8s.io manifests between v1beta1, v1beta2 and v1, keeping comments and layout."),
+    ("rules", "dractl.cli.rules",
+     "List the lint rules, or print the documentation of one rule."),
 ]
+SHELLS = ("bash", "zsh", "fish", "powershell")
+
+ROOT_DESCRIPTION = """\
+Lint, convert and explain Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.
+
+Commands:
+{commands}"""
+
+ROOT_EPILOG = """
+Examples:
+  dractl lint examples/good/
+  dractl explain examples/explain/gpu-pod/
+  dractl rules DRA2
+
+Run 'dractl COMMAND --help' for the options of a command.
+"""
 
 
-def _version(value: bool) -> None:
-    if value:
+def command_module(name: str) -> ModuleType:
+    for command, module, _ in COMMANDS:
+        if command == name:
+            return importlib.import_module(module)
+    raise KeyError(name)
+
+
+def command_parser(name: str, prog: str = "dractl") -> CommandParser:
+    """The parser of one command, with its options, description and examples."""
+    from dractl.cli.parser import CommandParser
+
+    return module_arguments(name, CommandParser(f"{prog} {name}"))
+
+
+def module_arguments(name: str, parser: CommandParser) -> CommandParser:
+    module = command_module(name)
+    parser.description, parser.epilog = module.DESCRIPTION, module.EPILOG
+    module.arguments(parser)
+    return parser
+
+
+def root_parser(prog: str = "dractl", *, commands: bool = False) -> CommandParser:
+    """``commands``: with every command as a subparser (for completion, which needs the tree)."""
+    import textwrap
+
+    from dractl.cli.parser import CommandParser, help_width
+
+    indent = " " * (max(len(name) for name, _, _ in COMMANDS) + 4)
+    table = "\n".join(
+        textwrap.fill(f"  {name:<{len(indent) - 2}}{summary}", help_width(), subsequent_indent=indent)
+        for name, _, summary in COMMANDS
+    )
+    parser = CommandParser(
+        prog,
+        usage="%(prog)s [OPTIONS] COMMAND [ARGS]...",
+        description=ROOT_DESCRIPTION.format(commands=table),
+        epilog=ROOT_EPILOG,
+    )
+    parser.add_argument(
+        "-V", "--version", action=_VersionAction, nargs=0,
+        help="Print the version, the supported Kubernetes releases and the CEL engine.",
+    )
+    for option, what in (("--show-completion", "Print"), ("--install-completion", "Install")):
+        parser.add_argument(
+            option, metavar="SHELL", nargs="?", const="", choices=("", *SHELLS),
+            help=f"{what} shell completion for {', '.join(SHELLS)} (default: the login shell).",
+        )
+    if not commands:
+        parser.add_argument("command", nargs="?", metavar="COMMAND", help=argparse.SUPPRESS)
+        return parser
+    subparsers = parser.add_subparsers(dest="command", parser_class=CommandParser)
+    for name, _, summary in COMMANDS:
+        module_arguments(name, subparsers.add_parser(name, help=summary))
+    return parser
+
+
+class _VersionAction(argparse.Action):
+    def __call__(self, *args: object, **kwargs: object) -> None:
         from dractl.api.releases import DEFAULT_RELEASE, RELEASES
 
-        typer.echo(f"dractl {__version__}")
-        typer.echo(f"Kubernetes releases: {', '.join(RELEASES)} (default {DEFAULT_RELEASE})")
-        typer.echo(f"CEL engine: {_cel_engines()}")
-        raise typer.Exit()
+        print(f"dractl {__version__}")
+        print(f"Kubernetes releases: {', '.join(RELEASES)} (default {DEFAULT_RELEASE})")
+        print(f"CEL engine: {_cel_engines()}")
+        sys.exit(0)
 
 
 def _cel_engines() -> str:
@@ -60,36 +141,54 @@ def _cel_engines() -> str:
     return described(in_use) + (f" (also installed: {', '.join(others)})" if others else "")
 
 
-@app.callback()
-def root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            "-V",
-            callback=_version,
-            is_eager=True,
-            help="Print the version, the supported Kubernetes releases and the CEL engine.",
-        ),
-    ] = False,
-) -> None:
-    """Lint, convert and explain Kubernetes Dynamic Resource Allocation manifests."""
+def run(argv: Sequence[str], prog: str = "dractl") -> int:
+    """Parse ``argv`` (without the program name) and run the command; return its exit code.
+
+    Exceptions other than ``SystemExit`` (usage errors, help) propagate: ``main`` turns them
+    into one line for the user, tests see them as they are.
+    """
+    argv = list(argv)
+    if "_ARGCOMPLETE" in os.environ:
+        from dractl.cli.completion import complete
+
+        complete()
+    if not argv or argv[0].startswith("-"):
+        parser = root_parser(prog)
+        if not argv:
+            sys.stdout.write(parser.format_help())
+            return 0
+        options, rest = parser.parse_known_args(argv)
+        if options.show_completion is not None or options.install_completion is not None:
+            from dractl.cli.completion import install, script
+
+            if options.show_completion is not None:
+                sys.stdout.write(script(options.show_completion))
+            else:
+                install(options.install_completion)
+            return 0
+        if rest or options.command is None:
+            parser.error(f"unknown option {(rest or argv)[0]!r}; options go after the command")
+        argv = [options.command, *rest]
+    name, rest = argv[0], argv[1:]
+    if name not in {command for command, _, _ in COMMANDS}:
+        import difflib
+
+        close = difflib.get_close_matches(name, [command for command, _, _ in COMMANDS], n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        root_parser(prog).error(f"unknown command {name!r}{hint}")
+    args = command_parser(name, prog).parse_intermixed_args(rest)
+    return command_module(name).run(args) or 0
 
 
-for _name, _module, _func in COMMANDS:
-    _loaded = importlib.import_module(_module)
-    app.command(_name, epilog=getattr(_loaded, "EPILOG", None))(getattr(_loaded, _func))
-
-
-def main(prog_name: str = "dractl") -> None:
+def main(prog_name: str = "dractl", argv: Sequence[str] | None = None) -> None:
     # Reading manifests builds millions of small containers, almost none of them in cycles;
     # the collector's default threshold (700 allocations) makes it walk them over and over
     # (about 40% of the time to read 100,000 documents, 8% for 2,000; benchmarks/load.py).
     gc.set_threshold(100_000, 50, 100)
     try:
-        app(prog_name=prog_name)
+        sys.exit(run(sys.argv[1:] if argv is None else argv, prog_name))
     except DractlError as exc:
-        typer.echo(f"dractl: error: {exc}", err=True)
+        print(f"dractl: error: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -98,10 +197,10 @@ def main(prog_name: str = "dractl") -> None:
     except Exception as exc:  # never a traceback for users; DRACTL_DEBUG=1 shows it
         if os.environ.get("DRACTL_DEBUG"):
             raise
-        typer.echo(
+        print(
             f"dractl: internal error: {type(exc).__name__}: {exc} "
             "(please report it; run with DRACTL_DEBUG=1 for details)",
-            err=True,
+            file=sys.stderr,
         )
         sys.exit(2)
 

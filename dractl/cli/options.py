@@ -1,14 +1,19 @@
-"""Options shared by every subcommand (typer ``Annotated`` types) and their parsing."""
+"""Options shared by several subcommands, and their parsing.
+
+A command declares an option with argparse, in its ``arguments(parser)`` function: a
+``metavar`` that names the value (``NAME``, ``FORMAT``, ``SECONDS``), or ``action="store_true"``
+for a flag, which then shows no value; ``choices`` for a closed list. Shared options are added
+with the ``add_*`` helpers below, so every command spells them, their help and their
+environment variables the same way.
+"""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
-from enum import StrEnum
-from typing import IO, TYPE_CHECKING, Annotated
-
-import typer
+from typing import IO, TYPE_CHECKING
 
 from dractl.api.releases import (
     DEFAULT_RELEASE,
@@ -21,86 +26,110 @@ from dractl.api.releases import (
 if TYPE_CHECKING:
     from dractl.load.parse import Limits
 
-
-class Color(StrEnum):
-    auto = "auto"
-    always = "always"
-    never = "never"
+COLORS = ("auto", "always", "never")
+DEFAULT_KUBERNETES_VERSION = DEFAULT_RELEASE
+DEFAULT_MAX_FILE_SIZE = 64 * 1024 * 1024  # dractl.load.Limits().max_file_bytes
 
 
-KubernetesVersion = Annotated[
-    str,
-    typer.Option(
-        "--kubernetes-version",
+def add_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="Files, folders (searched recursively for *.yaml, *.yml, *.json) or - for stdin.",
+    )
+
+
+def add_kubernetes_version(parser: argparse.ArgumentParser, *, from_config: bool = False) -> None:
+    """``from_config``: no default of its own (the configuration file's, else the newest)."""
+    default = None if from_config else DEFAULT_KUBERNETES_VERSION
+    parser.add_argument(
         "-k",
-        help=f"Kubernetes release to check against ({', '.join(RELEASES)}).",
-        envvar="DRACTL_KUBERNETES_VERSION",
-    ),
-]
-FeatureGates = Annotated[
-    str | None,
-    typer.Option(
+        "--kubernetes-version",
+        metavar="VERSION",
+        default=os.environ.get("DRACTL_KUBERNETES_VERSION", default),
+        help=f"Kubernetes release to check against ({', '.join(RELEASES)}"
+        + ("; default: the configuration's, else the newest)." if from_config else ").")
+        + " [env: DRACTL_KUBERNETES_VERSION]",
+    )
+
+
+def add_feature_gates(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--feature-gates",
-        help="Feature gates as the kube components take them: [i]DRADeviceTaints=true,DRAAdminAccess=false[/].",
-    ),
-]
-CelEngine = Annotated[
-    str | None,
-    typer.Option(
+        metavar="GATES",
+        help="Feature gates as the kube components take them: "
+        "DRADeviceTaints=true,DRAAdminAccess=false.",
+    )
+
+
+def add_cel_engine(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--cel-engine",
-        help="CEL engine: [i]cel-expr-python[/] (default) or [i]cel-python[/] (portable fallback).",
-    ),
-]
-ColorOption = Annotated[
-    Color,
-    typer.Option(
-        "--color", help="Colour output: auto (on a terminal, unless NO_COLOR), always, never."
-    ),
-]
-Quiet = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Print only errors and the summary line.")
-]
+        metavar="ENGINE",
+        help="CEL engine: cel-expr-python (default) or cel-python (portable fallback).",
+    )
+
+
+def add_color(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--color",
+        metavar="WHEN",
+        choices=COLORS,
+        default="auto",
+        help="Colour output: auto (on a terminal, unless NO_COLOR), always, never.",
+    )
+
+
+def add_max_file_size(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-file-size",
+        metavar="SIZE",
+        type=parse_size,
+        default=os.environ.get("DRACTL_MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE // 1024**2}M"),
+        help="Refuse input files (and stdin) larger than this: bytes, or with k, M, G. "
+        "[env: DRACTL_MAX_FILE_SIZE]",
+    )
 
 
 def parse_size(text: str | int) -> int:
     """``1000``, ``512k``, ``64M``, ``64MiB``, ``1.5G``: binary multiples, as ``ulimit`` and ``du``."""
-    if isinstance(text, int):  # the default
+    if isinstance(text, int):
         return text
     match = _SIZE_RE.match(text.strip())
     if match is None:
-        raise typer.BadParameter(f"{text!r} is not a size; write e.g. 1000000, 512k, 64M or 1G")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size; write e.g. 1000000, 512k, 64M or 1G"
+        )
     number, unit = match.groups()
     size = int(float(number) * 1024 ** _POWERS.get((unit or "b")[0].lower(), 0))
     if size < 1:
-        raise typer.BadParameter("must be at least one byte")
+        raise argparse.ArgumentTypeError("must be at least one byte")
     return size
 
 
 _SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmMgG](?:i?[bB])?|[bB])?$")
 _POWERS = {"b": 0, "k": 1, "m": 2, "g": 3}
 
-DEFAULT_MAX_FILE_SIZE = 64 * 1024 * 1024  # dractl.load.Limits().max_file_bytes
-MaxFileSize = Annotated[
-    int,
-    typer.Option(
-        "--max-file-size",
-        parser=parse_size,
-        metavar="SIZE",
-        help="Refuse input files (and stdin) larger than this: bytes, or with k, M, G.",
-        show_default=f"{DEFAULT_MAX_FILE_SIZE // 1024**2}M",
-        envvar="DRACTL_MAX_FILE_SIZE",
-    ),
-]
-Paths = Annotated[
-    list[str],
-    typer.Argument(
-        help="Files, folders (searched recursively for *.yaml, *.yml, *.json) or - for stdin.",
-        metavar="PATH",
-        show_default=False,
-    ),
-]
 
-DEFAULT_KUBERNETES_VERSION = DEFAULT_RELEASE
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
 
 
 def features(kubernetes_version: str, feature_gates: str | None) -> Features:
@@ -119,10 +148,10 @@ def limits(max_file_size: int) -> Limits:
     return Limits(max_file_bytes=max_file_size)
 
 
-def use_color(choice: Color, stream: IO[str] | None = None) -> bool:
-    if choice is Color.always:
+def use_color(choice: str, stream: IO[str] | None = None) -> bool:
+    if choice == "always":
         return True
-    if choice is Color.never or os.environ.get("NO_COLOR"):
+    if choice == "never" or os.environ.get("NO_COLOR"):
         return False
     stream = stream or sys.stdout
     return bool(getattr(stream, "isatty", lambda: False)())

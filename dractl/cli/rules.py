@@ -2,74 +2,76 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from dractl.cli.options import Color, ColorOption, use_color
+from dractl.cli.options import add_color, use_color
 
 if TYPE_CHECKING:
     from dractl.lint.registry import Rule
 
-EPILOG = """
-[b]Examples[/b]
+DESCRIPTION = """\
+List the lint rules, or print the documentation of one rule.
+"""
 
-  dractl rules                  every rule: ID, name, severity, summary
-  dractl rules DRA2             the CEL rules (an ID prefix)
-  dractl rules DRA101           one rule's documentation (also: dractl rules invalid-name)
-  dractl rules --format json    the list as JSON
+EPILOG = """
+Examples:
+  dractl rules                  # every rule: ID, name, severity, summary
+  dractl rules DRA2             # the CEL rules (an ID prefix)
+  dractl rules DRA101           # one rule's documentation
+  dractl rules invalid-object-metadata    # the same rule, by name
+  dractl rules --format json    # the list as JSON
 
 Exit codes: 0 printed, 2 no rule has that ID, prefix or name.
 """
 
 
-def rules(
-    rule: Annotated[
-        str | None,
-        typer.Argument(help="A rule ID (DRA101), ID prefix (DRA1) or rule name.", show_default=False),
-    ] = None,
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="Output format: text or json.")
-    ] = "text",
-    color: ColorOption = Color.auto,
-) -> None:
-    """List the lint rules, or print the documentation of one rule."""
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "rule", metavar="RULE", nargs="?",
+        help="A rule ID (DRA101), ID prefix (DRA1) or rule name.",
+    )
+    parser.add_argument(
+        "-f", "--format", metavar="FORMAT", choices=("text", "json"), default="text",
+        help="Output format: text or json.",
+    )
+    add_color(parser)
+
+
+def run(args: argparse.Namespace) -> int:
     from dractl.errors import UsageError
     from dractl.lint.docs import rule_markdown, rule_text
     from dractl.lint.registry import all_rules
 
-    if format not in ("text", "json"):
-        raise typer.BadParameter(
-            f"unknown format {format!r}; choose text or json", param_hint="--format"
-        )
     every = all_rules()
     chosen = every
-    if rule is not None:
-        wanted = rule.strip()
+    if args.rule is not None:
+        wanted = args.rule.strip()
         exact = [r for r in every if r.id == wanted.upper() or r.name == wanted.lower()]
         if exact:
             (one,) = exact
-            if format == "json":
+            if args.format == "json":
                 _json([_entry(one, with_doc=True)])
-            elif use_color(color):
+            elif use_color(args.color):
                 from rich.console import Console
                 from rich.markdown import Markdown
 
                 Console().print(Markdown(rule_markdown(one, heading="#")))
             else:
                 sys.stdout.write(rule_text(one))
-            return
+            return 0
         chosen = [r for r in every if r.id.startswith(wanted.upper())]
         if not chosen:
-            raise UsageError(f"no rule has the ID, prefix or name {rule!r}; see `dractl rules`")
-    if format == "json":
+            raise UsageError(f"no rule has the ID, prefix or name {args.rule!r}; see `dractl rules`")
+    if args.format == "json":
         _json([_entry(r) for r in chosen])
-        return
+        return 0
     width = max(len(r.name) for r in chosen)
     for r in chosen:
         sys.stdout.write(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+    return 0
 
 
 def _entry(rule: Rule, *, with_doc: bool = False) -> dict[str, object]:

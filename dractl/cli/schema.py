@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 from pathlib import Path
-from typing import Annotated
 
-import typer
+from dractl.cli.options import add_kubernetes_version
 
-from dractl.cli.options import DEFAULT_KUBERNETES_VERSION, KubernetesVersion
+DESCRIPTION = """\
+Write the JSON Schemas of DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice.
+
+One strict schema (unknown fields rejected, as the apiserver's strict field validation does)
+per kind and API version (v1beta1, v1beta2, v1) of the chosen Kubernetes release, plus
+all.json, which picks the right one by apiVersion and kind, and index.json, which lists them
+with their upstream source and sha256. Files of the same name are replaced; nothing else in
+the folder is touched.
+"""
 
 EPILOG = """
-[b]Examples[/b]
-
-  dractl schema --out .schemas
-  dractl schema -k 1.34 --out schemas/k8s-1.34
-
-Then start a manifest with `# yaml-language-server: $schema=<path to all.json>` (a relative
+Then start a manifest with '# yaml-language-server: $schema=<path to all.json>' (a relative
 path counts from the manifest's folder), or map the schemas to files in the editor's settings;
 docs/schema.md shows both.
+
+Examples:
+  dractl schema --out .schemas
+  dractl schema -k 1.34 --out schemas-1.34
 
 Exit codes: 0 written, 2 unknown Kubernetes version or the folder cannot be written.
 """
@@ -27,27 +34,21 @@ Exit codes: 0 written, 2 unknown Kubernetes version or the folder cannot be writ
 DEFAULT_OUT = "dractl-schemas"
 
 
-def schema(
-    out: Annotated[
-        str,
-        typer.Option("--out", "-o", help="Folder to write the schemas to (created if missing)."),
-    ] = DEFAULT_OUT,
-    kubernetes_version: KubernetesVersion = DEFAULT_KUBERNETES_VERSION,
-) -> None:
-    """Write the JSON Schemas of DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice.
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o", "--out", metavar="DIR", default=DEFAULT_OUT,
+        help="Folder to write the schemas to (created if missing).",
+    )
+    add_kubernetes_version(parser)
 
-    One strict schema (unknown fields rejected, as the apiserver's strict field validation does)
-    per kind and API version (v1beta1, v1beta2, v1) of the chosen Kubernetes release, plus
-    `all.json`, which picks the right one by apiVersion and kind, and `index.json`, which lists
-    them with their upstream source and sha256. Files of the same name are replaced; nothing
-    else in the folder is touched.
-    """
+
+def run(args: argparse.Namespace) -> int:
     from dractl.api.releases import normalize_release
     from dractl.api.schemas import index, release_files
     from dractl.errors import DractlError
 
-    release = normalize_release(kubernetes_version)
-    target = Path(out)
+    release = normalize_release(args.kubernetes_version)
+    target = Path(args.out)
     entries = {e["file"]: e for e in index()["schemas"] if e["release"] == release}
     listing = []
     try:
@@ -71,14 +72,15 @@ def schema(
         manifest = {"kubernetesVersion": release, "draft": index()["draft"], "schemas": listing}
         (target / "index.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise DractlError(f"cannot write the schemas to {out}: {exc.strerror or exc}") from None
+        raise DractlError(f"cannot write the schemas to {args.out}: {exc.strerror or exc}") from None
 
-    typer.echo(f"Wrote {len(listing)} JSON Schemas for Kubernetes {release} to {target}:")
+    print(f"Wrote {len(listing)} JSON Schemas for Kubernetes {release} to {target}:")
     for item in listing:
         what = item["apiVersion"] and f"{item['apiVersion']} {item['kind']}"
-        typer.echo(f"  {target / item['file']}  ({what or 'any of them, by apiVersion and kind'})")
-    typer.echo(
+        print(f"  {target / item['file']}  ({what or 'any of them, by apiVersion and kind'})")
+    print(
         "Use them in a manifest with the modeline "
         f"`# yaml-language-server: $schema={(target / 'all.json').resolve()}`"
         " (or a path relative to the manifest's folder)"
     )
+    return 0

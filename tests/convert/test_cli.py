@@ -227,10 +227,8 @@ def test_output_file_gets_the_files_that_convert(run_dractl, tmp_path: Path) -> 
 def test_in_place_goes_on_after_a_file_that_cannot_be_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from typer.testing import CliRunner
-
     import dractl.convert.writer as writer
-    from dractl.cli import app
+    from dractl.cli.testing import invoke
     from dractl.errors import InputError
 
     first = write(tmp_path / "a.yaml", CLAIM_V1BETA1)
@@ -243,7 +241,7 @@ def test_in_place_goes_on_after_a_file_that_cannot_be_written(
         real_write(path, text, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(writer, "write_atomic", write_atomic)
-    result = CliRunner().invoke(app, ["convert", "-w", str(first), str(second)])
+    result = invoke(["convert", "-w", str(first), str(second)])
     assert result.exit_code == 2
     assert f"dractl: error: {first}: changed on disk" in result.output
     assert first.read_text() == CLAIM_V1BETA1

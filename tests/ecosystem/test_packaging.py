@@ -104,7 +104,7 @@ def test_wheel_metadata_is_complete(dist: dict[str, Path]) -> None:
         for r in meta.get_all("Requires-Dist")
     }
     for dependency in (
-        "typer",
+        "argcomplete",
         "ruamel-yaml",
         "jsonschema",
         "rich",

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from dractl.api.model import build_all
-from dractl.cli import app
+from dractl.cli.testing import invoke
 from dractl.explain.inputs import decode_errors
 from dractl.load import load_text
 
@@ -116,7 +115,7 @@ CASES = [
 
 
 def explain(text: str, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["explain", *args, "-"], input=text)
+    result = invoke(["explain", *args, "-"], input=text)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.stdout, result.stderr
 
@@ -173,7 +172,7 @@ def test_select_refuses_an_undecodable_slice() -> None:
         "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
         "  devices:\n  - name: gpu-0\n    attributes:\n      model: {string: [[A100]]}\n"
     )
-    result = CliRunner().invoke(app, ["select", "true", "-"], input=slice_)
+    result = invoke(["select", "true", "-"], input=slice_)
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == (
         "dractl: error: <stdin>:11:15: ResourceSlice s: cannot unmarshal array into Go struct "
@@ -184,8 +183,8 @@ def test_select_refuses_an_undecodable_slice() -> None:
 def test_lint_allocator_rule_is_silent_on_undecodable_nodes() -> None:
     broken = CLUSTER.replace("labels: {kubernetes.io/hostname: gpu-node-1}", "labels: zone-a", 1)
     assert broken != CLUSTER
-    result = CliRunner().invoke(
-        app, ["lint", "--color", "never", "--format", "json", "-"], input=broken + "---\n" + POD
+    result = invoke(
+        ["lint", "--color", "never", "--format", "json", "-"], input=broken + "---\n" + POD
     )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 0, result.stdout

@@ -1,6 +1,6 @@
 """Run dractl commands in-process on one input and classify what happened.
 
-In-process (typer's test runner on the real application) is a hundred times faster than a new
+In-process (dractl.cli.testing on the real command line) is a hundred times faster than a new
 interpreter per input, and it sees exceptions that ``dractl.cli.main`` would have turned into an
 "internal error" line, so a crash is never mistaken for a clean exit.
 """
@@ -11,9 +11,8 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from typer.testing import CliRunner
-
-from dractl.cli import COMMANDS, app
+from dractl.cli import COMMANDS
+from dractl.cli.testing import invoke
 from dractl.errors import DractlError
 
 # The commands that read manifests, each with the arguments it needs before the input ("-").
@@ -44,9 +43,8 @@ class Outcome:
 
 
 def run_in_process(args: list[str], text: str) -> Outcome:
-    runner = CliRunner()
     start = time.process_time()
-    result = runner.invoke(app, [*args, "-"], input=text.encode("utf-8", "surrogatepass"))
+    result = invoke([*args, "-"], input=text.encode("utf-8", "surrogatepass"))
     cpu = time.process_time() - start
     exc = result.exception
     if exc is None or isinstance(exc, SystemExit):

@@ -2,7 +2,7 @@
 regular expressions that backtrack catastrophically, CEL selectors over the cost limit, and an
 allocation search with an astronomical number of combinations.
 
-Each runs in-process on the real command line (typer's runner) after a warm-up, so the CPU time
+Each runs in-process on the real command line (dractl.cli.testing) after a warm-up, so the CPU time
 measured is the input's own, not start-up's.
 """
 
@@ -12,9 +12,7 @@ import json
 import time
 
 import pytest
-from typer.testing import CliRunner
-
-from dractl.cli import app
+from dractl.cli.testing import invoke
 
 CEL_ENGINES = ["cel-expr-python", "cel-python"]
 # 63 × "a" then "!": `^(a+)+$` takes 2**63 steps in a backtracking engine (Python's re).
@@ -40,7 +38,7 @@ TOO_COSTLY = "".join(f"{TEN}.all(x{i}, " for i in range(10)) + "true" + ")" * 10
 
 def run(*args: str, stdin: str) -> tuple[int, str, str, float]:
     start = time.process_time()
-    result = CliRunner().invoke(app, [*args, "-"], input=stdin)
+    result = invoke([*args, "-"], input=stdin)
     cpu = time.process_time() - start
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.stdout, result.stderr, cpu

@@ -183,8 +183,8 @@ def test_python_tags_construct_no_objects(tag: str, tmp_path: Path) -> None:
 AUDIT = textwrap.dedent(
     """
     import contextlib, io, json, sys
-    import typer.main
-    from dractl.cli import COMMANDS, app
+    from dractl.cli import COMMANDS
+    from dractl.cli import run as dractl
 
     FORBIDDEN = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                  "os.fork", "ctypes.", "urllib.", "webbrowser.", "exec", "compile", "pickle.")
@@ -195,19 +195,14 @@ AUDIT = textwrap.dedent(
         runs.append(["convert", *files])
     if "explain" in available:
         runs.append(["explain", *files])
-    # typer evaluates the commands' annotations (with compile and exec) when it builds the
-    # click command: that is dractl's own source, so it happens before the hook is installed
-    command = typer.main.get_command(app)
-
     def run(args):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
-                command.main(args, prog_name="dractl", standalone_mode=False)
+                return dractl(args)
             except SystemExit as exc:
                 return exc.code
             except Exception as exc:  # noqa: BLE001
                 return repr(exc)
-        return 0
 
     for args in runs:  # first round: lazy imports and caches, which compile code legitimately
         run(args)
