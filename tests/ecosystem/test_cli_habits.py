@@ -310,3 +310,13 @@ def test_max_file_size_option(tmp_path: Path, source: str) -> None:
     assert dractl("lint", target, stdin=CLEAN, env=env).returncode == 2
     bad = dractl("lint", "--max-file-size", "lots", target, stdin=CLEAN)
     assert bad.returncode == 2 and "'lots' is not a size" in bad.stderr
+
+
+@pytest.mark.parametrize(("name", "module", "summary"), COMMANDS)
+def test_command_table_summary_is_the_description_of_the_command(
+    name: str, module: str, summary: str
+) -> None:
+    """`dractl --help` lists the commands without importing them; the table must not go stale."""
+    import importlib
+
+    assert importlib.import_module(module).DESCRIPTION.splitlines()[0] == summary, name

@@ -138,12 +138,12 @@ class _Terminal(io.StringIO):
 
 
 def test_use_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dractl.cli.options import Color, use_color
+    from dractl.cli.options import use_color
 
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert use_color(Color.auto, _Terminal()) is True
-    assert use_color(Color.auto, io.StringIO()) is False
-    assert use_color(Color.never, _Terminal()) is False
+    assert use_color("auto", _Terminal()) is True
+    assert use_color("auto", io.StringIO()) is False
+    assert use_color("never", _Terminal()) is False
     monkeypatch.setenv("NO_COLOR", "1")
-    assert use_color(Color.auto, _Terminal()) is False
-    assert use_color(Color.always, io.StringIO()) is True
+    assert use_color("auto", _Terminal()) is False
+    assert use_color("always", io.StringIO()) is True

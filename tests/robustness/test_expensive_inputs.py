@@ -12,6 +12,7 @@ import json
 import time
 
 import pytest
+
 from dractl.cli.testing import invoke
 
 CEL_ENGINES = ["cel-expr-python", "cel-python"]
