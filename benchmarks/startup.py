@@ -1,7 +1,15 @@
-"""Start-up cost of the command line: CPU time of `dractl --help`, `--version` and a lint of one
-small file, each in a fresh interpreter, and the modules `--help` imports.
+"""Start-up cost of the command line, against yamllint on the same files.
 
-    python benchmarks/startup.py [--runs 10]
+Each case runs in a fresh process, paired with the yardstick: dractl, then yamllint, then dractl
+again, alternating, so that both see the same load on a shared machine. A pair's ratio is
+dractl's time over yamllint's in that pair; the figure reported is the median of the ratios
+(wall-clock and CPU, user + system). Help screens have an absolute goal in CPU seconds instead.
+
+yamllint is installed in the benchmark's own virtual environment (created on first use under
+the system's temporary folder, or given with --yamllint). Byte code is cached for both, as for
+installed packages.
+
+    python benchmarks/startup.py [--pairs 15] [--yamllint PATH]
 """
 
 from __future__ import annotations
@@ -16,49 +24,103 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = {
-    "dractl --help": ["--help"],
-    "dractl --version": ["--version"],
-    "dractl lint (one small file)": ["lint", "examples/good/deviceclass-gpu-v1.yaml"],
-}
+SLICE = "examples/good/resourceslice-gpu-node-v1.yaml"
+# (name, dractl arguments, yamllint arguments (the same files), goal: ("ratio", limit) or ("cpu", seconds))
+CASES: list[tuple[str, list[str], list[str], tuple[str, float]]] = [
+    ("dractl --help", ["--help"], ["--help"], ("cpu", 0.12)),
+    ("dractl --version", ["--version"], ["--version"], ("cpu", 0.12)),
+    ("dractl lint --help", ["lint", "--help"], ["--help"], ("cpu", 0.12)),
+    (
+        "dractl lint (one file, a CEL selector)",
+        ["lint", "examples/good/claim-gpu-v1.yaml"],
+        ["examples/good/claim-gpu-v1.yaml"],
+        ("ratio", 1.0),
+    ),
+    (
+        "dractl select EXPR (one slice)",
+        ["select", 'device.attributes["gpu.example.com"].model == "A100"', SLICE],
+        [SLICE],
+        ("ratio", 1.5),
+    ),
+    (
+        "dractl explain examples/explain/gpu-pod",
+        ["explain", "examples/explain/gpu-pod"],
+        ["examples/explain/gpu-pod"],
+        ("ratio", 1.5),
+    ),
+]
 PROBE = (
-    "import sys, json\nsys.argv = ['dractl', '--help']\nfrom dractl.cli import app\n"
-    "try:\n    app(prog_name='dractl')\nexcept SystemExit:\n    pass\n"
+    "import sys, json\nsys.argv = ['dractl', '--help']\nfrom dractl.cli import main\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
     "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
 )
 
-
 PYCACHE = tempfile.mkdtemp(prefix="dractl-bench-pycache-")
 atexit.register(shutil.rmtree, PYCACHE, ignore_errors=True)
-# Byte code cached (in a temporary folder), as for an installed package: compiling dractl's
-# modules would otherwise be counted in every run.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["PYTHONPYCACHEPREFIX"] = PYCACHE
 
 
-def cpu_of(args: list[str]) -> float:
+def dractl_command() -> list[str]:
+    """The installed ``dractl`` script next to this interpreter, as users run it."""
+    script = Path(sys.executable).with_name("dractl")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "dractl"]
+
+
+def yamllint_command(given: str | None) -> list[str]:
+    if given:
+        return [given]
+    venv = Path(tempfile.gettempdir()) / "dractl-bench-yamllint"
+    script = venv / "bin" / "yamllint"
+    if not script.exists():
+        print(f"installing yamllint into {venv} ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "yamllint"], check=True)
+    return [str(script)]
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "dractl", *args], cwd=ROOT, capture_output=True, env=ENV)
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, capture_output=True, env=ENV)
+    wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=10)
-    runs = parser.parse_args().runs
-    print(f"CPU seconds per run, median of {runs} (user + system, fresh interpreter each):")
-    for name, args in CASES.items():
-        cpu_of(args)  # fills the byte code cache
-        times = [cpu_of(args) for _ in range(runs)]
-        print(f"  {name:32s} {statistics.median(times):.3f} s")
+    parser.add_argument("--pairs", type=int, default=15)
+    parser.add_argument("--yamllint", help="a yamllint executable (default: the benchmark's own)")
+    options = parser.parse_args()
+    dractl, yamllint = dractl_command(), yamllint_command(options.yamllint)
+    print(f"{options.pairs} pairs per case, alternating; median of the per-pair ratios")
+    print(f"{'case':42s} {'dractl CPU':>10s} {'yamllint':>9s} {'CPU ×':>7s} {'wall ×':>7s}  goal")
+    for name, args, files, (kind, limit) in CASES:
+        ours, theirs = [*dractl, *args], [*yamllint, *files]
+        timed(ours)  # fill the byte code caches
+        timed(theirs)
+        pairs = [(timed(ours), timed(theirs)) for _ in range(options.pairs)]
+        cpu = statistics.median(o[1] for o, _ in pairs)
+        yardstick = statistics.median(t[1] for _, t in pairs)
+        cpu_ratio = statistics.median(o[1] / t[1] for o, t in pairs)
+        wall_ratio = statistics.median(o[0] / t[0] for o, t in pairs)
+        if kind == "cpu":
+            goal = f"≤ {limit:.2f} s CPU: {'met' if cpu <= limit else 'NOT met'}"
+        else:
+            met = cpu_ratio <= limit and wall_ratio <= limit
+            goal = f"≤ {limit:.1f}× wall and CPU: {'met' if met else 'NOT met'}"
+        print(f"{name:42s} {cpu:9.3f}s {yardstick:8.3f}s {cpu_ratio:6.2f}× {wall_ratio:6.2f}×  {goal}")
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True)
     modules = json.loads(out.stderr.strip().splitlines()[-1])
     heavy = [
-        m for m in ("jsonschema", "cel_expr_python", "celpy", "ruamel", "pydantic") if m in modules
+        m for m in ("jsonschema", "cel_expr_python", "celpy", "ruamel", "yaml", "rich", "pydantic")
+        if m in modules
     ]
     print(f"top-level packages imported by --help: {len(modules)}; heavy ones: {heavy or 'none'}")
 
