@@ -349,3 +349,78 @@ def decode_checked(serialized: bytes) -> CheckedAst:
                     key, call = _decode_map_entries(v)
                     macro_calls[_signed(key or 0)] = _decode_expr(call or b"")
     return CheckedAst(root or Expr(0, "unspecified"), types, overloads, references, positions, macro_calls)
+
+
+# -- rewriting ---------------------------------------------------------------------------------
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _encode(fields: list[tuple[int, int, Any]]) -> bytes:
+    out = bytearray()
+    for number, wire, value in fields:
+        out += _encode_varint(number << 3 | wire)
+        if wire == 0:
+            out += _encode_varint(value)
+        elif wire == 2:
+            out += _encode_varint(len(value)) + value
+        else:
+            out += value
+    return bytes(out)
+
+
+# Fields holding an ``Expr``, per message: cel.expr Expr (select, call, list, struct,
+# comprehension) and the messages inside it.
+_EXPR_FIELDS = {"select": {1}, "call": {1, 3}, "list": {1}, "entry": {3, 4}, "comprehension": {2, 4, 5, 6, 7}}
+_EXPR_KINDS = {5: "select", 6: "call", 7: "list", 8: "struct", 9: "comprehension"}
+
+
+def _rename_in_expr(data: bytes, renames: dict[int, str]) -> bytes:
+    fields = _fields(data)
+    expr_id = next((_signed(v) for n, _w, v in fields if n == 2), 0)
+    out: list[tuple[int, int, Any]] = []
+    for number, wire, value in fields:
+        kind = _EXPR_KINDS.get(number)
+        if kind is not None and wire == 2:
+            value = _rename_in_message(kind, value, renames, expr_id)
+        out.append((number, wire, value))
+    return _encode(out)
+
+
+def _rename_in_message(kind: str, data: bytes, renames: dict[int, str], expr_id: int) -> bytes:
+    out: list[tuple[int, int, Any]] = []
+    for number, wire, value in _fields(data):
+        if kind == "struct" and number == 2:
+            value = _rename_in_message("entry", value, renames, expr_id)
+        elif kind == "call" and number == 2 and expr_id in renames:
+            value = renames[expr_id].encode()
+        elif number in _EXPR_FIELDS.get(kind, ()):
+            value = _rename_in_expr(value, renames)
+        out.append((number, wire, value))
+    return _encode(out)
+
+
+def rename_calls(serialized: bytes, renames: dict[int, str]) -> bytes:
+    """``serialized`` (as ``decode_checked`` takes it) with the function of each call whose id is
+    a key of ``renames`` replaced by the name it maps to."""
+    if not renames:
+        return serialized
+    outer: list[tuple[int, int, Any]] = []
+    for number, wire, value in _fields(serialized):
+        if number == 2:
+            checked: list[tuple[int, int, Any]] = []
+            for n, w, v in _fields(value):
+                checked.append((n, w, _rename_in_expr(v, renames) if n == 4 else v))
+            value = _encode(checked)
+        outer.append((number, wire, value))
+    return _encode(outer)

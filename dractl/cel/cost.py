@@ -499,6 +499,9 @@ class CostEstimator:
                     return size(target).multiply(element_cost), None
                 return size(target).by_factor(STRING_TRAVERSAL_COST_FACTOR), None
             return None
+        extension = self.extension_call_cost(overload, target, args)
+        if extension is not None:
+            return extension
         if function in ("url",) and len(args) == 1:
             arg_size = size(args[0])
             return arg_size.by_factor(STRING_TRAVERSAL_COST_FACTOR), arg_size
@@ -551,6 +554,40 @@ class CostEstimator:
                 return fixed(1), None
         return None
 
+    def extension_call_cost(self, overload: str, target: _Node | None,
+                            args: list[_Node]) -> tuple[Estimate, Estimate | None] | None:
+        """cel-go's estimators of the lists (version 3) and sets extensions."""
+        size = self.size_or_unknown
+        if overload in ("list_sets_contains_list", "list_sets_intersects_list", "list_sets_equivalent_list"):
+            if len(args) != 2:
+                return None
+            factor = 2 if overload == "list_sets_equivalent_list" else 1
+            return size(args[0]).multiply(size(args[1])).by_factor(factor).add(fixed(1)), None
+        if overload == "list_slice" and target is not None and len(args) == 2:
+            end = _int_literal(args[1], size(target).max)
+            # Go subtracts unsigned integers: a start after the end wraps around.
+            return _allocating_list_call(1, fixed((end - _int_literal(args[0], 0)) % 2**64))
+        if overload == "list_range" and target is None and len(args) == 1:
+            return _allocating_list_call(1, fixed(_int_literal(args[0], UINT64_MAX)))
+        if overload == "list_reverse" and target is not None and not args:
+            return _allocating_list_call(1, size(target))
+        if overload in ("list_flatten", "list_flatten_int") and target is not None and len(args) <= 1:
+            depth = _int_literal(args[0], UINT64_MAX) if args else 1
+            return _allocating_list_call(depth, size(target))
+        if overload == "list_distinct" and target is not None and not args:
+            target_size = size(target)
+            return _allocating_list_call(2, target_size.multiply(target_size))
+        sort = overload.endswith("_sort") and target is not None and not args
+        sort_by = overload.endswith("_sortByAssociatedKeys") and target is not None and len(args) == 1
+        if overload.startswith("list_") and (sort or sort_by):
+            keys = target if sort else args[0]
+            assert keys is not None
+            keys_size = size(keys)
+            element = overload[len("list_"):].rpartition("_")[0]
+            factor = 2 + (STRING_TRAVERSAL_COST_FACTOR if element in ("string", "bytes") else 0)
+            return _allocating_list_call(factor, keys_size.multiply(keys_size))
+        return None
+
     @staticmethod
     def _replace_cost(target: Estimate, old: Estimate, new: Estimate) -> tuple[Estimate, Estimate]:
         count_max = retained_max = 0
@@ -571,6 +608,19 @@ class CostEstimator:
             count_min = math.ceil(target.min / old.max)
         result = Estimate(count_min, count_max).multiply(new).add(Estimate(retained_min, retained_max))
         return target.by_factor(2 * STRING_TRAVERSAL_COST_FACTOR), result
+
+
+def _int_literal(node: _Node, default: int) -> int:
+    """cel-go ``nodeAsIntValue``: an int literal as an unsigned number (negative: 0), else ``default``."""
+    e = node.expr
+    if e is None or e.kind != "const" or type(e.value) is not int:
+        return default
+    return max(e.value, 0)
+
+
+def _allocating_list_call(factor: float, list_size: Estimate) -> tuple[Estimate, Estimate]:
+    """cel-go ``estimateAllocatingListCall``: cost and size of a call that builds a list."""
+    return list_size.by_factor(factor).add(fixed(1 + LIST_CREATE_BASE_COST)), list_size
 
 
 def _expr_size(e: Expr) -> Estimate | None:

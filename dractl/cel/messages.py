@@ -50,6 +50,43 @@ def _upstream_undeclared(err: CelError, expression: str) -> CelError:
     return CelError(f"undeclared reference to '{first}'{tail}", err.line, start + 1)
 
 
+_NO_OVERLOAD_APPLIED = re.compile(r"^found no matching overload for '([^'.]+)' applied to '\((.*)\)'$")
+
+
+def _split_types(text: str) -> list[str]:
+    """``map(string, int), int`` → the two types (commas inside parentheses do not split)."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for index, char in enumerate(text):
+        if char in "(<":
+            depth += 1
+        elif char in ")>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    if text.strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+def _upstream_no_overload(err: CelError, expression: str) -> CelError:
+    """cel-go writes the argument types of a member call as ``target.(args)``; cel-cpp as one list."""
+    match = _NO_OVERLOAD_APPLIED.match(err.message)
+    lines = expression.split("\n")
+    if not match or not 1 <= err.line <= len(lines):
+        return err
+    before = lines[err.line - 1][: err.column - 1]
+    if not re.search(r"\.\s*" + re.escape(match.group(1)) + r"\s*$", before):
+        return err
+    types = _split_types(match.group(2))
+    if not types:
+        return err
+    return CelError(f"found no matching overload for '{match.group(1)}' applied to "
+                    f"'{types[0]}.({', '.join(types[1:])})'", err.line, err.column)
+
+
 def parse_issues(text: str, expression: str | None = None) -> list[tuple[CelError, list[str]]]:
     """Split a cel-cpp/cel-go issue report into positioned errors plus their snippet lines.
 
@@ -68,6 +105,7 @@ def parse_issues(text: str, expression: str | None = None) -> list[tuple[CelErro
                 moved = _upstream_undeclared(err, expression)
                 if moved is not err:
                     err, snippet = moved, snippet_for(expression, moved.line, moved.column)
+                err = _upstream_no_overload(err, expression)
             redrawn = bool(snippet)
             issues.append((err, snippet))
         elif issues and line.startswith(" | "):
@@ -80,8 +118,9 @@ def parse_issues(text: str, expression: str | None = None) -> list[tuple[CelErro
     # cel-cpp goes on to report expressions whose operand failed to type-check
     # ("expression of type '*error*' ..."); cel-go's checker does not, so upstream's message
     # has only the first error.
-    real = [issue for issue in issues if _CASCADE not in issue[0].message]
-    return real or issues
+    real = [issue for issue in issues if _CASCADE not in issue[0].message] or issues
+    # cel-go prints its errors sorted by position (stably); cel-cpp in the order it found them.
+    return sorted(real, key=lambda issue: (issue[0].line, issue[0].column))
 
 
 def format_issues(issues: list[tuple[CelError, list[str]]]) -> str:

@@ -24,8 +24,8 @@ from google.protobuf import (
 
 from dractl.cel import messages, regex
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
-from dractl.cel.ast import CheckedAst, decode_checked
-from dractl.cel.cost import RUNTIME_COST_LIMIT, CostEstimator
+from dractl.cel.ast import CheckedAst, decode_checked, rename_calls
+from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
@@ -322,9 +322,10 @@ class _CelExprProgram:
         self.expression = ""
 
     def evaluate(self, device: CelDevice) -> Any:
-        if self.min_cost > RUNTIME_COST_LIMIT:
+        if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
             # cel-cpp does not meter cost; when even the cheapest path costs more than the
-            # limit, upstream's evaluation is cancelled on every device.
+            # limit, upstream's evaluation is cancelled on every device. (A saturated estimate
+            # is an estimator artefact, such as a slice whose start is after its end.)
             raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
         activation = device._program_inputs.get(self)
         if activation is None:
@@ -334,26 +335,29 @@ class _CelExprProgram:
             device.set_program_input(self, activation)
         try:
             result = self._runtime.eval(activation)
-        except RuntimeError as exc:
-            raise CelRuntimeError(messages.runtime_message(str(exc))) from None
+        except (RuntimeError, ValueError) as exc:  # cel-cpp raises ValueError for C++ length errors
+            raise self._error(str(exc), device) from None
         value = result.value()
         if type(value) is bool:  # cheaper than asking the result for its type
             return value
         kind = result.type()
         if kind == T.ERROR:
-            raw = str(value)
-            if raw.endswith("No matching overloads found : <iter_range>"):
-                lookups = self.lookups
-                whole = self._engine.activation(device, self._list_types, lookups if lookups.exact else None, True)
-                raise CelRuntimeError(self._not_iterable_message(whole))
-            message = messages.runtime_message(raw)
-            lookups = self.lookups
-            if not lookups.exact and lookups.any:
-                self._refuse_if_domain_missing(device, message)
-            raise CelRuntimeError(message)
+            raise self._error(str(value), device)
         if kind == T.BYTES:
             return _NonBool(token_type_name(bytes(value)))
         return _NonBool(_type_name(kind))
+
+    def _error(self, raw: str, device: CelDevice) -> CelRuntimeError:
+        """The runtime error upstream reports for cel-cpp's error ``raw``."""
+        if messages.strip_status(raw).endswith("No matching overloads found : <iter_range>"):
+            lookups = self.lookups
+            whole = self._engine.activation(device, self._list_types, lookups if lookups.exact else None, True)
+            return CelRuntimeError(self._not_iterable_message(whole))
+        message = messages.runtime_message(raw)
+        lookups = self.lookups
+        if not lookups.exact and lookups.any:
+            self._refuse_if_domain_missing(device, message)
+        return CelRuntimeError(message)
 
     def _not_iterable_message(self, activation: Any) -> str:
         """cel-go names the Go type of a value a macro cannot iterate; find that value."""
@@ -403,6 +407,53 @@ def _type_name(kind: Any) -> str:
     return name.partition("(")[0] if name.startswith(("list(", "map(", "type(")) else name
 
 
+# cel-cpp's own extensions that upstream's environment has, by library name, as entries of an
+# environment configuration: cel-go's lists extension (cel-cpp's version 2 has every function of
+# cel-go's version 3 that is not an optional-types function), sets, two-variable comprehensions.
+_CONFIG_EXTENSIONS = {
+    "ext-lists": "  - name: lists\n    version: 2\n",
+    "sets": "  - name: sets\n",
+    "two-var-comprehensions": "  - name: two-var-comprehensions\n",
+}
+
+
+def _extension_config(libraries: frozenset[str]) -> Any:
+    entries = "".join(entry for library, entry in _CONFIG_EXTENSIONS.items() if library in libraries)
+    return cel.NewEnvConfigFromYaml("extensions:\n" + entries) if entries else None
+
+
+def _map_insert_entry(target: Any, key: Any, value: Any) -> dict[Any, Any]:
+    if key in target:
+        raise ValueError(f"insert failed: key {key} already exists")
+    return {**target, key: value}
+
+
+def _map_insert_map(target: Any, entries: Any) -> dict[Any, Any]:
+    for key in entries:
+        if key in target:
+            raise ValueError(f"insert failed: key {key} already exists")
+    return {**target, **entries}
+
+
+# transformMap and transformMapEntry expand to calls of ``cel.@mapInsert``, which cel-cpp's
+# extension declares but does not implement at run time; the runtime calls ours instead.
+_MAP_INSERT = cel.FunctionDecl("dractl.@mapInsert", [
+    cel.Overload("dractl_map_insert_entry", T.DYN, [T.DYN, T.DYN, T.DYN], impl=_map_insert_entry),
+    cel.Overload("dractl_map_insert_map", T.DYN, [T.DYN, T.DYN], impl=_map_insert_map),
+])
+
+
+#: Functions the runtime environment implements under another name than the checker's, so
+#: that their implementations do not collide with cel-cpp's declarations of the same name.
+_RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
+
+
+def _runtime_renames(ast: CheckedAst) -> dict[int, str]:
+    """The calls of ``ast`` the runtime environment knows under another name."""
+    return {node.id: _RUNTIME_NAMES[node.name] for node in ast.root.walk()
+            if node.kind == "call" and node.name in _RUNTIME_NAMES}
+
+
 class CelExprEngine:
     name = ENGINE_NAME
 
@@ -415,9 +466,10 @@ class CelExprEngine:
         any_value = T.DYN
         self._runtime_env = cel.NewEnv(
             self._runtime_pool,
+            config=_extension_config(frozenset(_CONFIG_EXTENSIONS)),
             variables={"device": any_value, "device.attributes": any_value, "device.capacity": any_value},
             extensions=[ext_bindings.ExtBindings(), ext_optional.ExtOptional(), ext_strings.ExtStrings(),
-                        cel.CelExtension("kubernetes", self.library.declarations(None))],
+                        cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT])],
         )
 
     def _checker(self, environment: Environment) -> Any:
@@ -444,6 +496,7 @@ class CelExprEngine:
         extensions.append(cel.CelExtension("kubernetes", self.library.declarations(environment)))
         return cel.NewEnv(
             pool,
+            config=_extension_config(environment.libraries),
             variables={
                 "device": T("kubernetes.DRADevice"),
                 "device.attributes": T.Map(T.STRING, T.Map(T.STRING, attribute_type)),
@@ -466,7 +519,7 @@ class CelExprEngine:
         output_type = _output_type_name(checked.return_type())
         serialized = checked.serialize()
         ast = decode_checked(serialized)
-        runtime = self._runtime_env.deserialize(serialized)
+        runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast)))
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,
                                   estimate.max, estimate.min)
