@@ -24,7 +24,7 @@ from google.protobuf import (
 
 from dractl.cel import messages, regex
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
-from dractl.cel.ast import CheckedAst, decode_checked, rename_calls
+from dractl.cel.ast import CelType, CheckedAst, decode_checked, rename_calls
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.environment import Environment
@@ -69,11 +69,13 @@ def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
     return pool
 
 
-# Quantities and semantic versions travel through cel-cpp as bytes: a tag byte and a canonical
-# text (the value in units of 10^-9 for a quantity, the version without build metadata for a
-# semver). Bytes cross between Python and cel-cpp without a protobuf conversion, and equal
-# tokens are exactly the values upstream's ``==`` calls equal. The checker still sees the typed
-# declarations, so no bytes value of the selector's own can reach the library functions.
+# Quantities and semantic versions travel through cel-cpp as bytes: a tag byte and a text. A
+# quantity's text is its shape (unscaled value, exponent, and ``d`` for apimachinery's decimal
+# form), which ``isInteger``, ``asInteger`` and the arithmetic depend on; a semver's is the
+# version without build metadata. Bytes cross between Python and cel-cpp without a protobuf
+# conversion. Equality of two quantities is by value, so ``==``, ``!=`` and ``in`` on operands
+# that may hold library values run in Python (see _runtime_renames). The checker still sees the
+# typed declarations, so no bytes value of the selector's own can reach the library functions.
 QUANTITY_TAG = 0x71  # "q"
 SEMVER_TAG = 0x73  # "s"
 _NO_SUCH_OVERLOAD = "no such overload"
@@ -81,20 +83,16 @@ _NO_SUCH_OVERLOAD = "no such overload"
 
 @functools.lru_cache(maxsize=8192)
 def quantity_token(quantity: Quantity) -> bytes:
-    return b"q" + quantity.nano_units.encode()
+    shape = f"{quantity.unscaled}e{quantity.exponent}" + ("" if quantity.exact_int64 else "d")
+    return b"q" + shape.encode()
 
 
 @functools.lru_cache(maxsize=8192)
 def quantity_of_token(token: bytes) -> Quantity:
     text = token[1:].decode()
-    if "/" in text:  # cannot happen for parsed quantities; kept exact anyway
-        numerator, denominator = text.split("/")
-        return Quantity(int(numerator) * 10**9 // int(denominator), -9, exact_int64=False)
-    units = int(text or "0")
-    if units % 10**9 == 0:
-        whole = units // 10**9
-        return Quantity(whole, 0, exact_int64=-(2**63) <= whole < 2**63)
-    return Quantity(units, -9, exact_int64=-(2**63) <= units < 2**63)
+    exact = not text.endswith("d")
+    unscaled, _, exponent = text.rstrip("d").partition("e")
+    return Quantity(int(unscaled), int(exponent), exact_int64=exact)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -417,9 +415,31 @@ _CONFIG_EXTENSIONS = {
 }
 
 
-def _extension_config(libraries: frozenset[str]) -> Any:
+_ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
+
+
+def _extension_config(libraries: frozenset[str], checker: bool = False) -> Any:
     entries = "".join(entry for library, entry in _CONFIG_EXTENSIONS.items() if library in libraries)
-    return cel.NewEnvConfigFromYaml("extensions:\n" + entries) if entries else None
+    text = "extensions:\n" + entries if entries else ""
+    if checker and "cross-type-numeric-comparisons" in libraries:
+        # cel-cpp's checker has no cross-type numeric orderings; its standard orderings make way
+        # for cel-go's full set (_ordering_declarations). Only the checker: the runtime has them.
+        text += "stdlib:\n  exclude_functions:\n" + "".join(f"    - name: {name}\n" for name in _ORDERINGS)
+    return cel.NewEnvConfigFromYaml(text) if text else None
+
+
+def _ordering_declarations() -> list[Any]:
+    """cel-go's ``_<_``, ``_<=_``, ``_>_``, ``_>=_`` with CrossTypeNumericComparisons, with its overload ids."""
+    same = [("bool", T.BOOL), ("int64", T.INT), ("uint64", T.UINT), ("double", T.DOUBLE), ("string", T.STRING),
+            ("bytes", T.BYTES), ("timestamp", T.TIMESTAMP), ("duration", T.DURATION)]
+    numbers = [("int64", T.INT), ("uint64", T.UINT), ("double", T.DOUBLE)]
+    decls = []
+    for function, prefix in _ORDERINGS.items():
+        overloads = [cel.Overload(f"{prefix}_{name}", T.BOOL, [kind, kind]) for name, kind in same]
+        overloads += [cel.Overload(f"{prefix}_{left}_{right}", T.BOOL, [left_kind, right_kind])
+                      for left, left_kind in numbers for right, right_kind in numbers if left != right]
+        decls.append(cel.FunctionDecl(function, overloads))
+    return decls
 
 
 def _map_insert_entry(target: Any, key: Any, value: Any) -> dict[Any, Any]:
@@ -443,15 +463,127 @@ _MAP_INSERT = cel.FunctionDecl("dractl.@mapInsert", [
 ])
 
 
+_GO_TYPES = {b"q"[0]: "cel.Quantity", b"s"[0]: "cel.Semver"}
+
+
+def _library_value(value: Any) -> bool:
+    return type(value) in _BYTES_TYPES and bool(value) and value[0] in _GO_TYPES
+
+
+def _go_equal(left: Any, right: Any) -> bool:
+    """cel-go's ``types.Equal(left, right)``: a library value compared with a value of another
+    type is an error, not false (its ``Equal`` says no such overload); lists and maps compare
+    element by element, an element that cannot be compared does not make them unequal."""
+    if left is None or right is None:
+        return left is None and right is None
+    kind = type(left)
+    if kind in _BYTES_TYPES:
+        if left and left[0] in _GO_TYPES:
+            if type(right) not in _BYTES_TYPES or right[:1] != left[:1]:
+                raise ValueError(_NO_SUCH_OVERLOAD)
+            return _compare(left, right) == 0
+        return type(right) in _BYTES_TYPES and not _library_value(right) and left == right
+    if kind is bool or type(right) is bool:
+        return kind is bool and type(right) is bool and left == right
+    if kind is int or kind is float:
+        return type(right) in (int, float) and left == right
+    if kind is list:
+        if type(right) is not list or len(left) != len(right):
+            return False
+        for mine, theirs in zip(left, right, strict=True):
+            try:
+                if not _go_equal(mine, theirs):
+                    return False
+            except ValueError:
+                continue
+        return True
+    if kind is dict:
+        if type(right) is not dict or len(left) != len(right):
+            return False
+        for key, mine in left.items():
+            if key not in right:
+                return False
+            try:
+                if not _go_equal(mine, right[key]):
+                    return False
+            except ValueError:
+                continue
+        return True
+    return bool(type(right) is kind and left == right)
+
+
+def _go_not_equal(left: Any, right: Any) -> bool:
+    try:
+        return not _go_equal(left, right)
+    except ValueError:
+        return True
+
+
+def _go_in(item: Any, container: Any) -> bool:
+    if type(container) is dict:
+        return item in container if type(item) in (str, int, bool) else False
+    for element in container:
+        try:
+            if _go_equal(item, element):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _go_in_constant_list(item: Any, container: Any) -> bool:
+    # cel-go looks a literal list up as a hash set, and library values do not hash.
+    if _library_value(item):
+        raise ValueError(f"internal error: runtime error: hash of unhashable type {_GO_TYPES[item[0]]}")
+    return _go_in(item, container)
+
+
+_EQUALITY = cel.FunctionDecl("dractl.@equals", [
+    cel.Overload("dractl_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_equal)])
+_NOT_EQUAL = cel.FunctionDecl("dractl.@not_equals", [
+    cel.Overload("dractl_not_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_not_equal)])
+_IN = cel.FunctionDecl("dractl.@in", [cel.Overload("dractl_in", T.BOOL, [T.DYN, T.DYN], impl=_go_in)])
+_IN_CONSTANT_LIST = cel.FunctionDecl("dractl.@in_constant_list", [
+    cel.Overload("dractl_in_constant_list", T.BOOL, [T.DYN, T.DYN], impl=_go_in_constant_list)])
+
 #: Functions the runtime environment implements under another name than the checker's, so
 #: that their implementations do not collide with cel-cpp's declarations of the same name.
 _RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
+_LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver")
+
+
+def _may_hold_library_value(kind: CelType | None) -> bool:
+    """Whether a value of static type ``kind`` may be or contain a library value."""
+    if kind is None:
+        return True
+    if kind.kind in ("list", "map"):
+        return any(_may_hold_library_value(param) for param in kind.params)
+    return kind.kind in ("dyn", "any", "type_param", "error") or (
+        kind.kind == "message" and kind.name in _LIBRARY_TYPE_NAMES)
 
 
 def _runtime_renames(ast: CheckedAst) -> dict[int, str]:
-    """The calls of ``ast`` the runtime environment knows under another name."""
-    return {node.id: _RUNTIME_NAMES[node.name] for node in ast.root.walk()
-            if node.kind == "call" and node.name in _RUNTIME_NAMES}
+    """The calls of ``ast`` the runtime environment runs under another name: equality and
+    membership where cel-go's answer differs from cel-cpp's (an operand that may be a library
+    value, a quantity inside a container), and functions cel-cpp does not implement."""
+    renames: dict[int, str] = {}
+    types = ast.types
+    for node in ast.root.walk():
+        if node.kind != "call":
+            continue
+        name = node.name
+        if name in _RUNTIME_NAMES:
+            renames[node.id] = _RUNTIME_NAMES[name]
+        elif name in ("_==_", "_!=_", "@in") and len(node.args) == 2:
+            left, right = (types.get(arg.id) for arg in node.args)
+            if not (_may_hold_library_value(left) or "kubernetes.Quantity" in f"{left}{right}"):
+                continue
+            if name == "@in":
+                constant = node.args[1].kind == "list" and all(e.kind == "const" for e in node.args[1].args)
+                renames[node.id] = "dractl.@in_constant_list" if constant else "dractl.@in"
+            else:
+                renames[node.id] = "dractl.@equals" if name == "_==_" else "dractl.@not_equals"
+    return renames
 
 
 class CelExprEngine:
@@ -469,7 +601,8 @@ class CelExprEngine:
             config=_extension_config(frozenset(_CONFIG_EXTENSIONS)),
             variables={"device": any_value, "device.attributes": any_value, "device.capacity": any_value},
             extensions=[ext_bindings.ExtBindings(), ext_optional.ExtOptional(), ext_strings.ExtStrings(),
-                        cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT])],
+                        cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
+                                                          _NOT_EQUAL, _IN, _IN_CONSTANT_LIST])],
         )
 
     def _checker(self, environment: Environment) -> Any:
@@ -493,10 +626,13 @@ class CelExprEngine:
             extensions.append(ext_optional.ExtOptional())
         if "strings-v2" in environment.libraries:
             extensions.append(ext_strings.ExtStrings(version=2))  # upstream: ext.Strings(ext.StringsVersion(2))
-        extensions.append(cel.CelExtension("kubernetes", self.library.declarations(environment)))
+        declarations = self.library.declarations(environment)
+        if "cross-type-numeric-comparisons" in environment.libraries:
+            declarations += _ordering_declarations()
+        extensions.append(cel.CelExtension("kubernetes", declarations))
         return cel.NewEnv(
             pool,
-            config=_extension_config(environment.libraries),
+            config=_extension_config(environment.libraries, checker=True),
             variables={
                 "device": T("kubernetes.DRADevice"),
                 "device.attributes": T.Map(T.STRING, T.Map(T.STRING, attribute_type)),
