@@ -522,6 +522,8 @@ def _go_not_equal(left: Any, right: Any) -> bool:
 def _go_in(item: Any, container: Any) -> bool:
     if type(container) is dict:
         return item in container if type(item) in (str, int, bool) else False
+    if type(container) is not list:
+        raise ValueError(_NO_SUCH_OVERLOAD)
     for element in container:
         try:
             if _go_equal(item, element):
