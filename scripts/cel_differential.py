@@ -70,10 +70,17 @@ def command_corpus(args: argparse.Namespace) -> int:
     if reason:
         print(f"cel_differential: {reason}", file=sys.stderr)
         return 2
+    stored = {corpus.config.name: corpus.cases for corpus in cel_harness.load_corpus()} if not args.fresh else {}
     slices = write_slices(cel_harness.SEED, cel_harness.SLICES)
     total = 0
     for config in cel_harness.CONFIGS.values():
         cases = generate_cases(config, cel_harness.SEED, config.per_topic)
+        if not args.fresh:
+            # Keep every case of the stored corpus (its id and the ledgers' lines stay valid when
+            # the generator changes); new cases come after them.
+            kept = [(case["topic"], case["expr"]) for case in stored.get(config.name, [])]
+            known = {expr for _, expr in kept}
+            cases = kept + [(topic, expr) for topic, expr in cases if expr not in known]
         topics = dict((expr, topic) for topic, expr in cases)
         answers = cel_harness.run_oracle(config, slices[config.slices], [expr for _, expr in cases])
         records = [cel_harness.record_of(config, topics[a["expr"]], a) for a in answers]
@@ -144,7 +151,9 @@ def command_campaign(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("corpus", help="regenerate the stored corpus with the oracle")
+    corpus = sub.add_parser("corpus", help="regenerate the stored corpus with the oracle")
+    corpus.add_argument("--fresh", action="store_true",
+                        help="only the generator's cases (default: also keep every case of the stored corpus)")
     compare = sub.add_parser("compare", help="compare the engines with the stored corpus")
     campaign = sub.add_parser("campaign", help="fresh cases for many seeds against the oracle")
     for p in (compare, campaign):

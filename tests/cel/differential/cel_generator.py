@@ -564,6 +564,11 @@ def _sets(g: Gen) -> str:
         f"sets.{fn}([1, 2.0], [1u])",
         f"sets.{fn}([{g.attr('int')}], [{g.int_lit()}])",
         f"sets.{fn}({a})",
+        f"sets.{fn}({g.int_list()}, {g.str_list()})",
+        f"sets.{fn}({g.str_list()}, [{g.attr('string')}])",
+        f"sets.{fn}([[1], [2]], [[1]])",
+        f"sets.{fn}([{g.attr()}], [{g.attr()}])",
+        f"sets.{fn}([dyn(1), dyn('a')], [1])",
     ))
 
 
