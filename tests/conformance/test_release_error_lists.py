@@ -10,6 +10,8 @@ case to pin one behaviour. What changes between releases, from the handwritten v
   besides; 1.35 stops at ``Too many`` (kubernetes/kubernetes#135079).
 * 1.34 reports a duplicate request, sub-request, device or counter set at its ``name`` (its
   ``counterSet``); 1.35 at the entry.
+* 1.34 reports an invalid map key (attribute, capacity or counter name) at ``map[key]``; 1.35
+  at the map (kubernetes/kubernetes#134836).
 * 1.34 reports an empty qualified name, domain or name part as ``Required value`` ("name
   required"); 1.35 as ``Invalid value`` (kubernetes/kubernetes#134602).
 * A constraint with neither ``matchAttribute`` nor ``distinctAttribute`` is reported at
@@ -401,6 +403,35 @@ ROWS = [
                 ("spec.devices[128].name", "Duplicate value"),
             ],
             "1.35": [("spec.devices", "Too many", "must have at most 128 items")],
+        },
+    ),
+    Row(
+        "slice-bad-attribute-names",
+        f"after {SLICE_TEST} cases 'bad-attribute' and 'bad-attribute-c-identifier'",
+        slice_with(
+            [
+                device(
+                    "device-0",
+                    attributes={BAD_NAME: {"string": "y"}, "x" * 33: {"bool": True}},
+                    capacity={"example.com/": {"value": "1"}},
+                )
+            ]
+        ),
+        {
+            "1.34": [
+                (f"spec.devices[0].attributes[{BAD_NAME}]", "Invalid value", C_IDENTIFIER),
+                (f"spec.devices[0].attributes[{'x' * 33}]", "Too long"),
+                (
+                    "spec.devices[0].capacity[example.com/]",
+                    "Required value",
+                    "the name must not be empty",
+                ),
+            ],
+            "1.35": [
+                ("spec.devices[0].attributes", "Invalid value", C_IDENTIFIER),
+                ("spec.devices[0].attributes", "Too long", "may not be more than 32 bytes"),
+                ("spec.devices[0].capacity", "Invalid value", "the name must not be empty"),
+            ],
         },
     ),
     Row(

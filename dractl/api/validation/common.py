@@ -94,15 +94,18 @@ def validate_map(
     path: Path,
     limits: Limits,
 ) -> Errors:
-    """Key errors are reported at the map (located at the key), item errors at ``map[key]``."""
+    """Item errors are reported at ``map[key]`` (a long key shortened), key errors at the map
+    (from 1.35) or there too (1.34); either way they are located at the key itself."""
     if not isinstance(values, dict):
         return []
     errs = _too_many(len(values), max_size, path)
     if errs and not limits.items_beyond_max:
         return errs
     for name, value in values.items():
-        errs.extend(check_key(name, path, (*path, Key(name))))
-        errs.extend(check_item(value, (*path, Key(truncate_if_too_long(name, truncate_key)))))
+        item_path = (*path, Key(truncate_if_too_long(name, truncate_key)))
+        key_errors_at = item_path if limits.key_errors_at_key else path
+        errs.extend(check_key(name, key_errors_at, (*path, Key(name))))
+        errs.extend(check_item(value, item_path))
     return errs
 
 
