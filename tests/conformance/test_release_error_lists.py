@@ -14,6 +14,8 @@ case to pin one behaviour. What changes between releases, from the handwritten v
   at the map (kubernetes/kubernetes#134836).
 * 1.34 reports an empty qualified name, domain or name part as ``Required value`` ("name
   required"); 1.35 as ``Invalid value`` (kubernetes/kubernetes#134602).
+* 1.34 reports an empty driver name as ``Required value`` and as no DNS subdomain (core
+  ``ValidateCSIDriverName``); 1.35 as ``Required value`` alone.
 * A constraint with neither ``matchAttribute`` nor ``distinctAttribute`` is reported at
   ``matchAttribute`` while DRAConsumableCapacity is off, at the constraint while it is on (its
   default from 1.36).
@@ -47,6 +49,11 @@ DNS_LABEL = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
     "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+DNS_SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
 C_IDENTIFIER = (
     "a valid C identifier must start with alphabetic character or '_', followed by a string of "
@@ -467,6 +474,22 @@ ROWS = [
                 ("spec.selectors[32].cel", "Required value"),
             ],
             "1.35": [("spec.selectors", "Too many", "must have at most 32 items")],
+        },
+    ),
+    Row(
+        # upstream's status test 'configuration' expects both errors for `driver: ""` (1.33
+        # development); validation_deviceclass_test.go@16913111 expects `Required` alone
+        "class-config-empty-driver",
+        f"after {CLAIM_TEST} TestValidateClaimStatusUpdate case 'configuration' and {CLASS_TEST}",
+        device_class(
+            {"config": [{"opaque": {"driver": "", "parameters": {"kind": "foo"}}}]},
+        ),
+        {
+            "1.34": [
+                ("spec.config[0].opaque.driver", "Required value"),
+                ("spec.config[0].opaque.driver", "Invalid value", DNS_SUBDOMAIN),
+            ],
+            "1.35": [("spec.config[0].opaque.driver", "Required value")],
         },
     ),
     Row(

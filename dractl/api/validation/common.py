@@ -149,12 +149,18 @@ def driver_name(
     topic: Topic = Topic.NAME_FORMAT,
     locate: Path | None = None,
 ) -> Errors:
-    """``ValidateCSIDriverName``: required, at most 63 bytes, a DNS subdomain once lower-cased."""
+    """``ValidateCSIDriverName``: required, at most 63 bytes, a DNS subdomain once lower-cased.
+
+    From 1.35 an empty name is only `Required`; 1.34 goes on and finds it no DNS subdomain.
+    """
     if value is WRONG:
         return []
-    if not value:
-        return [required(path, Topic.REQUIRED, locate=locate)]
     errs: Errors = []
+    if not value:
+        errs.append(required(path, Topic.REQUIRED, locate=locate))
+        if not limits.empty_driver_name_also_invalid:
+            return errs
+        value = ""
     if _byte_len(value) > limits.driver_name:
         length_topic = Topic.LIMIT if topic is Topic.NAME_FORMAT else topic
         errs.append(too_long(path, limits.driver_name, length_topic, locate))

@@ -31,6 +31,9 @@ class Limits:
     # 1.34 validates every item of a list or map beyond its maximum and reports `Too many`
     # besides; from 1.35 on the size check is all that is reported for such a list.
     items_beyond_max: bool
+    # 1.34 reports an empty driver name as `Required value` and as no DNS subdomain; from 1.35
+    # on as `Required value` only.
+    empty_driver_name_also_invalid: bool
     # 1.34 reports an invalid map key (attribute, capacity, counter name) at `map[key]`; from
     # 1.35 on at the map itself.
     key_errors_at_key: bool
@@ -84,6 +87,7 @@ _LIMITS = {
         duplicate_at_name=True,
         counters_in_separate_slices=False,
         items_beyond_max=True,
+        empty_driver_name_also_invalid=True,
         key_errors_at_key=True,
         empty_name_parts_required=True,
         request_one_of_says_multiple=False,
@@ -105,6 +109,7 @@ _LIMITS = {
         duplicate_at_name=False,
         counters_in_separate_slices=True,
         items_beyond_max=False,
+        empty_driver_name_also_invalid=False,
         key_errors_at_key=False,
         empty_name_parts_required=False,
         request_one_of_says_multiple=True,
@@ -126,6 +131,7 @@ _LIMITS = {
         duplicate_at_name=False,
         counters_in_separate_slices=True,
         items_beyond_max=False,
+        empty_driver_name_also_invalid=False,
         key_errors_at_key=False,
         empty_name_parts_required=False,
         request_one_of_says_multiple=True,
