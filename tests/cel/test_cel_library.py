@@ -124,6 +124,36 @@ ROWS_1_36 += [
     ('device.attributes["gpu.example.com"].model > 5', ('error', 'no such overload'), 5),
 ]
 
+# The Kubernetes lists library.
+ROWS_1_36 += [
+    ('[1,2,3].sum() == 6', True, 14),
+    ('[1.5,2.5].sum() == 4.0', True, 13),
+    ('[1u, 2u].sum() == 3u', True, 13),
+    ('[duration("1s"), duration("2s")].sum() == duration("3s")', True, 16),
+    ('[].sum() == 0', True, 11),
+    ('[9223372036854775807, 1].sum() == 0', ('error', 'integer overflow'), 13),
+    ('[1,2,3].min() == 1', True, 14),
+    ('[1,2,3].max() == 3', True, 14),
+    ('["b","a"].max() == "b"', True, 3689348814741910541),
+    ('[].min() == 1', ('error', 'min called on empty list'), 11),
+    ('[1,2,3].isSorted()', True, 13),
+    ('[3,1].isSorted()', False, 12),
+    ('["a","b"].isSorted()', True, 3689348814741910540),
+    ('[1,2,1].indexOf(1) == 0', True, 14),
+    ('[1,2,1].lastIndexOf(1) == 2', True, 14),
+    ('[1,2,1].indexOf(5) == -1', True, 14),
+    ('["a"].indexOf("a") == 0', True, 1844674407370955276),
+    ('[1].indexOf("a") == 0', ('compile', "ERROR: <input>:1:12: found no matching overload for 'indexOf' applied to 'list(int).(string)'"), None),
+    ('[[1],[2]].indexOf([2]) == 1', True, 43),
+    ('[quantity("1000m")].indexOf(quantity("1")) == 0', True, 14),
+    ('"abc".indexOf("c") == 2', True, 2),
+    ('device.attributes["gpu.example.com"].model.indexOf("1") == 1', True, 12),
+    ('[dyn(1), dyn(2.0)].sum() == 3', ('error', 'no such overload'), 15),
+    ('[dyn(1), dyn("a")].max() == 1', True, 15),
+    ('[true, false].min() == false', True, 13),
+    ('[1.0, 2.0].isSorted()', True, 12),
+]
+
 # Libraries introduced after a release's compatibility version are not declared for new
 # expressions of that release (1.34: compatibility version 1.33, before cel-go's list extension).
 ROWS_1_34: list[tuple[str, object]] = [

@@ -9,6 +9,7 @@ without a protobuf round trip.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import threading
 from collections.abc import Callable
@@ -236,6 +237,8 @@ class _Library:
         for name, overloads in compare.items():
             if overloads:
                 fn(name, *overloads)
+        if "k8s-lists" in libraries:
+            decls.extend(_k8s_list_declarations())
         if "regex" in libraries:
             fn("find", ("string_find_string", T.STRING, [T.STRING, T.STRING], True))
             fn("findAll", ("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], True),
@@ -540,6 +543,151 @@ def _go_in_constant_list(item: Any, container: Any) -> bool:
     return _go_in(item, container)
 
 
+# -- the Kubernetes lists library (apiserver pkg/cel/library/lists.go) --------------------------
+
+_COMPARABLE = {"int": T.INT, "uint": T.UINT, "double": T.DOUBLE, "bool": T.BOOL, "duration": T.DURATION,
+               "timestamp": T.TIMESTAMP, "string": T.STRING, "bytes": T.BYTES}
+_SUMMABLE = ("int", "uint", "double", "duration")
+_ZERO: dict[str, Any] = {"int": 0, "uint": 0, "double": 0.0, "duration": datetime.timedelta(0)}
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _k8s_list_declarations() -> list[Any]:
+    member = True
+    decls = [
+        cel.FunctionDecl("isSorted", [cel.Overload(f"list_{name}_is_sorted_bool", T.BOOL, [T.List(kind)], is_member=member)
+                                      for name, kind in _COMPARABLE.items()]),
+        cel.FunctionDecl("sum", [cel.Overload(f"list_{name}_sum_{name}", _COMPARABLE[name], [T.List(_COMPARABLE[name])],
+                                              is_member=member) for name in _SUMMABLE]),
+    ]
+    for function in ("max", "min"):
+        decls.append(cel.FunctionDecl(function, [
+            cel.Overload(f"list_{name}_{function}_{name}", kind, [T.List(kind)], is_member=member)
+            for name, kind in _COMPARABLE.items()]))
+    # Upstream declares indexOf(list(A), A) with a type parameter, which cel-expr-python cannot
+    # declare; one overload per element type upstream's values can have stands in for it.
+    elements = {**_COMPARABLE, "quantity": T("kubernetes.Quantity"), "semver": T("kubernetes.Semver"),
+                "list": T.List(T.DYN), "map": T.Map(T.DYN, T.DYN)}
+    for function, overload in (("indexOf", "list_a_index_of_int"), ("lastIndexOf", "list_a_last_index_of_int")):
+        decls.append(cel.FunctionDecl(function, [
+            cel.Overload(f"{overload}_{name}", T.INT, [T.List(kind), kind], is_member=member)
+            for name, kind in elements.items()]))
+    return decls
+
+
+def _need_list(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return value
+
+
+def _orderable(value: Any) -> bool:
+    return type(value) in (int, float, bool, str, bytes, bytearray, datetime.timedelta, datetime.datetime) \
+        and not _library_value(value)
+
+
+def _go_compare(left: Any, right: Any) -> int | None:
+    """cel-go ``Compare`` of two values of comparable types; None where it is an error."""
+    if (type(left) is bool) != (type(right) is bool):
+        return None
+    numbers = (int, float)
+    if (type(left) in numbers and type(right) in numbers) or type(left) is type(right):
+        try:
+            return (left > right) - (left < right)
+        except TypeError:
+            return None
+    return None
+
+
+def _list_is_sorted(values: Any) -> bool:
+    previous: Any = None
+    for index, value in enumerate(_need_list(values)):
+        if not _orderable(value):
+            raise ValueError(_NO_SUCH_OVERLOAD)
+        if index and _go_compare(previous, value) == 1:
+            return False
+        previous = value
+    return True
+
+
+def _list_sum(zero: str) -> Callable[[Any], Any]:
+    def call(values: Any) -> Any:
+        total = _ZERO[zero]
+        for value in _need_list(values):
+            if type(value) is not type(total) or type(value) is bool:
+                raise ValueError(_NO_SUCH_OVERLOAD)
+            total = total + value
+            if type(total) is int and not _INT64[0] <= total <= _INT64[1]:
+                raise ValueError("integer overflow")
+        return total
+    return call
+
+
+def _list_extreme(name: str, prefer: int) -> Callable[[Any], Any]:
+    def call(values: Any) -> Any:
+        result: Any = None
+        found = False
+        for value in _need_list(values):
+            if not _orderable(value):
+                raise ValueError(_NO_SUCH_OVERLOAD)
+            if not found:
+                result, found = value, True
+            elif _go_compare(result, value) == prefer:
+                result = value
+        if not found:
+            raise ValueError(f"{name} called on empty list")
+        return result
+    return call
+
+
+def _list_index_of(values: Any, item: Any) -> int:
+    for index, value in enumerate(_need_list(values)):
+        try:
+            if _go_equal(value, item):
+                return index
+        except ValueError:
+            continue
+    return -1
+
+
+def _list_last_index_of(values: Any, item: Any) -> int:
+    values = _need_list(values)
+    for index in range(len(values) - 1, -1, -1):
+        try:
+            if _go_equal(values[index], item):
+                return index
+        except ValueError:
+            continue
+    return -1
+
+
+def _k8s_list_runtime() -> list[Any]:
+    functions: dict[str, Callable[..., Any]] = {
+        "dractl.isSorted": _list_is_sorted, "dractl.max": _list_extreme("max", -1),
+        "dractl.min": _list_extreme("min", 1), "dractl.indexOf": _list_index_of,
+        "dractl.lastIndexOf": _list_last_index_of,
+        **{f"dractl.sum_{name}": _list_sum(name) for name in _SUMMABLE},
+    }
+    return [cel.FunctionDecl(name, [cel.Overload(name.replace(".", "_"),
+                                                 T.DURATION if name.endswith("_duration") else T.DYN,
+                                                 [T.DYN] * (2 if name.endswith("ndexOf") else 1), is_member=True,
+                                                 impl=impl)])
+            for name, impl in functions.items()]
+
+
+def _k8s_list_runtime_name(name: str, overloads: list[str]) -> str | None:
+    """The runtime function of a call the checker resolved to Kubernetes list overloads only."""
+    if not overloads or not all(o.startswith("list_") and not o.startswith("list_sets") for o in overloads):
+        return None
+    if name == "sum":
+        kinds = {o.rpartition("_")[2] for o in overloads}
+        # With a dyn target cel-go dispatches to the first overload, int's.
+        return f"dractl.sum_{kinds.pop() if len(kinds) == 1 else 'int'}"
+    if name in ("isSorted", "max", "min", "indexOf", "lastIndexOf"):
+        return f"dractl.{name}"
+    return None
+
+
 _EQUALITY = cel.FunctionDecl("dractl.@equals", [
     cel.Overload("dractl_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_equal)])
 _NOT_EQUAL = cel.FunctionDecl("dractl.@not_equals", [
@@ -552,6 +700,7 @@ _IN_CONSTANT_LIST = cel.FunctionDecl("dractl.@in_constant_list", [
 #: that their implementations do not collide with cel-cpp's declarations of the same name.
 _RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
 _LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver")
+_K8S_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})
 
 
 def _may_hold_library_value(kind: CelType | None) -> bool:
@@ -576,6 +725,10 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, str]:
         name = node.name
         if name in _RUNTIME_NAMES:
             renames[node.id] = _RUNTIME_NAMES[name]
+        elif name in _K8S_LIST_FUNCTIONS:
+            runtime_name = _k8s_list_runtime_name(name, ast.overloads.get(node.id, []))
+            if runtime_name is not None:
+                renames[node.id] = runtime_name
         elif name in ("_==_", "_!=_", "@in") and len(node.args) == 2:
             left, right = (types.get(arg.id) for arg in node.args)
             if not (_may_hold_library_value(left) or "kubernetes.Quantity" in f"{left}{right}"):
@@ -604,7 +757,8 @@ class CelExprEngine:
             variables={"device": any_value, "device.attributes": any_value, "device.capacity": any_value},
             extensions=[ext_bindings.ExtBindings(), ext_optional.ExtOptional(), ext_strings.ExtStrings(),
                         cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
-                                                          _NOT_EQUAL, _IN, _IN_CONSTANT_LIST])],
+                                                          _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
+                                                          *_k8s_list_runtime()])],
         )
 
     def _checker(self, environment: Environment) -> Any:
