@@ -533,6 +533,16 @@ class CostEstimator:
             string_cost = target_size.add(fixed(1)).by_factor(STRING_TRAVERSAL_COST_FACTOR)
             regex_cost = size(args[0]).by_factor(REGEX_STRING_LENGTH_COST_FACTOR)
             return string_cost.multiply(regex_cost), Estimate(0, target_size.max)
+        if function == "ip.isCanonical" and args:
+            return size(args[0]).by_factor(2 * STRING_TRAVERSAL_COST_FACTOR), None
+        if function in ("containsIP", "containsCIDR") and args:
+            address = Estimate(4, 16)
+            cost = address.add(address).by_factor(STRING_TRAVERSAL_COST_FACTOR)
+            if function == "containsCIDR":
+                cost = cost.add(address.by_factor(STRING_TRAVERSAL_COST_FACTOR)).add(fixed(1))
+            if overload in ("cidr_contains_ip_string", "cidr_contains_cidr_string"):
+                cost = cost.add(size(args[0]).by_factor(STRING_TRAVERSAL_COST_FACTOR))
+            return cost, None
         if function in ("cidr", "isIP", "isCIDR") and args:
             return size(args[0]).by_factor(STRING_TRAVERSAL_COST_FACTOR), None
         if function == "ip":
@@ -550,7 +560,8 @@ class CostEstimator:
             return fixed(1), None
         if function == "_==_" and len(args) == 2:
             left, right = args[0].type, args[1].type
-            if left == right and left.kind == "message" and left.name in ("kubernetes.Quantity", "kubernetes.Semver"):
+            if left == right and left.kind == "message" and left.name in (
+                    "kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR"):
                 return fixed(1), None
         return None
 

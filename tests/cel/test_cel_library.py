@@ -154,6 +154,43 @@ ROWS_1_36 += [
     ('[1.0, 2.0].isSorted()', True, 12),
 ]
 
+# The Kubernetes ip and cidr libraries.
+ROWS_1_36 += [
+    ('ip("10.0.0.1").family() == 4', True, 3),
+    ('isIP("::1")', True, 1),
+    ('isIP("10.0.0.256")', False, 1),
+    ('ip("::1").isLoopback()', True, 2),
+    ('ip.isCanonical("10.0.0.1")', True, 2),
+    ('ip.isCanonical("2001:DB8::1")', False, 3),
+    ('ip.isCanonical("bad")', ('error', 'IP Address "bad" parse error during conversion from string: ParseAddr("bad"): unable to parse IP'), 1),
+    ('ip("10.0.0.01") == ip("10.0.0.1")', ('error', 'IP Address "10.0.0.01" parse error during conversion from string: ParseAddr("10.0.0.01"): IPv4 field has octet with leading zero'), 3),
+    ('ip("::ffff:1.2.3.4").family() == 6', ('error', 'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed'), 4),
+    ('cidr("10.0.0.0/8").containsIP(ip("10.1.2.3"))', True, 6),
+    ('cidr("10.0.0.0/8").containsIP("10.1.2.3")', True, 6),
+    ('cidr("10.0.0.0/8").containsIP("bad")', ('error', 'no such overload'), 6),
+    ('cidr("10.0.0.0/8").containsCIDR("bad")', ('error', 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("bad"): no \'/\''), 9),
+    ('cidr("10.0.0.0/8").prefixLength() == 8', True, 3),
+    ('cidr("10.1.0.0/8").masked() == cidr("10.0.0.0/8")', True, 4),
+    ('cidr("10.1.0.0/8") == cidr("10.0.0.0/8")', False, 3),
+    ('cidr("10.0.0.0/8").ip() == ip("10.0.0.0")', True, 4),
+    ('isCIDR("10.0.0.0/8")', True, 1),
+    ('isCIDR("10.0.0.0/33")', False, 2),
+    ('cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16")', True, 10),
+    ('cidr("10.0.0.0/8").containsCIDR(cidr("10.1.0.0/16"))', True, 10),
+    ('string(ip("10.0.0.1")) == "10.0.0.1"', True, 3),
+    ('string(cidr("10.0.0.0/8")) == "10.0.0.0/8"', True, 3),
+    ('ip("fe80::1").isLinkLocalUnicast()', True, 2),
+    ('ip("ff02::1").isLinkLocalMulticast()', True, 2),
+    ('ip("10.0.0.1").isGlobalUnicast()', True, 2),
+    ('ip("0.0.0.0").isUnspecified()', True, 2),
+    ('ip("1.2.3.4") == "1.2.3.4"', ('compile', "ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(net.IP, string)'"), None),
+    ('ip("1.2.3.4") == ip("1.2.3.4")', True, 3),
+    ('ip(device.attributes["gpu.example.com"].model).family() == 4', ('error', 'IP Address "A100" parse error during conversion from string: ParseAddr("A100"): unable to parse IP'), 13),
+    ('isIP(device.attributes["gpu.example.com"].model)', False, 11),
+    ('cidr("::1/129").prefixLength() == 1', ('error', 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("::1/129"): prefix length out of range'), 3),
+    ('string(cidr("10.1.0.0/8").masked()) == "10.0.0.0/8"', True, 4),
+]
+
 # Libraries introduced after a release's compatibility version are not declared for new
 # expressions of that release (1.34: compatibility version 1.33, before cel-go's list extension).
 ROWS_1_34: list[tuple[str, object]] = [

@@ -23,7 +23,7 @@ from google.protobuf import (
     struct_pb2,
 )
 
-from dractl.cel import messages, regex
+from dractl.cel import messages, network, regex
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
 from dractl.cel.ast import CelType, CheckedAst, decode_checked, rename_calls
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
@@ -67,6 +67,11 @@ def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
         device.field.add(name="allowMultipleAllocations", number=4, type=_Field.TYPE_BOOL,
                          label=_Field.LABEL_OPTIONAL)
     pool.Add(proto)
+    network = descriptor_pb2.FileDescriptorProto(name="dractl/net.proto", package="net", syntax="proto3")
+    for name in ("IP", "CIDR"):
+        network.message_type.add(name=name).field.add(name="text", number=1, type=_Field.TYPE_STRING,
+                                                      label=_Field.LABEL_OPTIONAL)
+    pool.Add(network)
     return pool
 
 
@@ -239,6 +244,7 @@ class _Library:
                 fn(name, *overloads)
         if "k8s-lists" in libraries:
             decls.extend(_k8s_list_declarations())
+        decls.extend(_network_declarations(libraries))
         if "regex" in libraries:
             fn("find", ("string_find_string", T.STRING, [T.STRING, T.STRING], True))
             fn("findAll", ("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], True),
@@ -466,7 +472,8 @@ _MAP_INSERT = cel.FunctionDecl("dractl.@mapInsert", [
 ])
 
 
-_GO_TYPES = {b"q"[0]: "cel.Quantity", b"s"[0]: "cel.Semver"}
+_GO_TYPES = {b"q"[0]: "cel.Quantity", b"s"[0]: "cel.Semver", b"i"[0]: "cel.IP", b"c"[0]: "cel.CIDR"}
+_ORDERED_TAGS = frozenset(b"qs")  # library values whose equality is by value, not by text
 
 
 def _library_value(value: Any) -> bool:
@@ -484,7 +491,7 @@ def _go_equal(left: Any, right: Any) -> bool:
         if left and left[0] in _GO_TYPES:
             if type(right) not in _BYTES_TYPES or right[:1] != left[:1]:
                 raise ValueError(_NO_SUCH_OVERLOAD)
-            return _compare(left, right) == 0
+            return _compare(left, right) == 0 if left[0] in _ORDERED_TAGS else left == right
         return type(right) in _BYTES_TYPES and not _library_value(right) and left == right
     if kind is bool or type(right) is bool:
         return kind is bool and type(right) is bool and left == right
@@ -688,6 +695,142 @@ def _k8s_list_runtime_name(name: str, overloads: list[str]) -> str | None:
     return None
 
 
+# -- the Kubernetes ip and cidr libraries (apiserver pkg/cel/library/ip.go, cidr.go) -------------
+# An IP travels as b"i" + its canonical text, a CIDR as b"c" + address/bits as written.
+
+
+@functools.lru_cache(maxsize=4096)
+def _ip_token(text: str) -> bytes:
+    try:
+        return b"i" + str(network.parse_ip(text)).encode()
+    except network.NetworkError as exc:
+        raise ValueError(str(exc)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _cidr_token(text: str) -> bytes:
+    try:
+        return b"c" + str(network.parse_cidr(text)).encode()
+    except network.NetworkError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _ip_arg(value: Any) -> network.IP:
+    if type(value) not in _BYTES_TYPES or value[:1] != b"i":
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return network.parse_ip(bytes(value[1:]).decode())
+
+
+def _cidr_arg(value: Any) -> network.CIDR:
+    if type(value) not in _BYTES_TYPES or value[:1] != b"c":
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return network.parse_cidr(bytes(value[1:]).decode())
+
+
+def _is_valid(parse: Callable[[str], Any]) -> Callable[[Any], bool]:
+    def call(text: Any) -> bool:
+        try:
+            parse(text)
+        except ValueError:
+            return False
+        return True
+    return call
+
+
+def _contains_ip(cidr: Any, other: Any) -> bool:
+    if type(other) is str:
+        try:
+            other = _ip_token(other)
+        except ValueError:
+            raise ValueError(_NO_SUCH_OVERLOAD) from None  # upstream checks the parse result's type
+    return _cidr_arg(cidr).contains_ip(_ip_arg(other))
+
+
+def _contains_cidr(cidr: Any, other: Any) -> bool:
+    if type(other) is str:
+        other = _cidr_token(other)
+    return _cidr_arg(cidr).contains_cidr(_cidr_arg(other))
+
+
+def _is_canonical(text: Any) -> bool:
+    _ip_token(text)  # upstream's parse error first
+    return network.is_canonical_ip(text)
+
+
+#: overload id → (runtime function, member call, arity with the target, implementation).
+_NETWORK_RUNTIME: dict[str, tuple[str, bool, int, Callable[..., Any]]] = {
+    "string_to_ip": ("dractl.ip", False, 1, _ip_token),
+    "is_ip": ("dractl.isIP", False, 1, _is_valid(_ip_token)),
+    "ip_is_canonical": ("dractl.ip.isCanonical", False, 1, _is_canonical),
+    "ip_family": ("dractl.family", True, 1, lambda v: _ip_arg(v).family),
+    "ip_is_unspecified": ("dractl.isUnspecified", True, 1, lambda v: _ip_arg(v).is_unspecified),
+    "ip_is_loopback": ("dractl.isLoopback", True, 1, lambda v: _ip_arg(v).is_loopback),
+    "ip_is_link_local_multicast": ("dractl.isLinkLocalMulticast", True, 1,
+                                   lambda v: _ip_arg(v).is_link_local_multicast),
+    "ip_is_link_local_unicast": ("dractl.isLinkLocalUnicast", True, 1, lambda v: _ip_arg(v).is_link_local_unicast),
+    "ip_is_global_unicast": ("dractl.isGlobalUnicast", True, 1, lambda v: _ip_arg(v).is_global_unicast),
+    "ip_to_string": ("dractl.ip_string", False, 1, lambda v: str(_ip_arg(v))),
+    "string_to_cidr": ("dractl.cidr", False, 1, _cidr_token),
+    "is_cidr": ("dractl.isCIDR", False, 1, _is_valid(_cidr_token)),
+    "cidr_contains_ip_string": ("dractl.containsIP", True, 2, _contains_ip),
+    "cidr_contains_ip_ip": ("dractl.containsIP", True, 2, _contains_ip),
+    "cidr_contains_cidr_string": ("dractl.containsCIDR", True, 2, _contains_cidr),
+    "cidr_contains_cidr": ("dractl.containsCIDR", True, 2, _contains_cidr),
+    "cidr_ip": ("dractl.cidr_ip", True, 1, lambda v: b"i" + str(_cidr_arg(v).address).encode()),
+    "cidr_prefix_length": ("dractl.prefixLength", True, 1, lambda v: _cidr_arg(v).bits),
+    "cidr_masked": ("dractl.masked", True, 1, lambda v: b"c" + str(_cidr_arg(v).masked()).encode()),
+    "cidr_to_string": ("dractl.cidr_string", False, 1, lambda v: str(_cidr_arg(v))),
+}
+_NETWORK_FUNCTIONS = frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback",
+                                "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "string", "cidr",
+                                "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked"})
+
+
+def _network_declarations(libraries: frozenset[str]) -> list[Any]:
+    ip, cidr = T("net.IP"), T("net.CIDR")
+    overloads: dict[str, list[Any]] = {}
+
+    def add(name: str, oid: str, result: Any, params: list[Any], member: bool) -> None:
+        overloads.setdefault(name, []).append(cel.Overload(oid, result, params, is_member=member))
+
+    if "ip" in libraries:
+        add("ip", "string_to_ip", ip, [T.STRING], False)
+        add("isIP", "is_ip", T.BOOL, [T.STRING], False)
+        add("ip.isCanonical", "ip_is_canonical", T.BOOL, [T.STRING], False)
+        add("family", "ip_family", T.INT, [ip], True)
+        for name, oid in (("isUnspecified", "ip_is_unspecified"), ("isLoopback", "ip_is_loopback"),
+                          ("isLinkLocalMulticast", "ip_is_link_local_multicast"),
+                          ("isLinkLocalUnicast", "ip_is_link_local_unicast"),
+                          ("isGlobalUnicast", "ip_is_global_unicast")):
+            add(name, oid, T.BOOL, [ip], True)
+        add("string", "ip_to_string", T.STRING, [ip], False)
+    if "cidr" in libraries:
+        add("cidr", "string_to_cidr", cidr, [T.STRING], False)
+        add("isCIDR", "is_cidr", T.BOOL, [T.STRING], False)
+        add("containsIP", "cidr_contains_ip_string", T.BOOL, [cidr, T.STRING], True)
+        add("containsIP", "cidr_contains_ip_ip", T.BOOL, [cidr, ip], True)
+        add("containsCIDR", "cidr_contains_cidr_string", T.BOOL, [cidr, T.STRING], True)
+        add("containsCIDR", "cidr_contains_cidr", T.BOOL, [cidr, cidr], True)
+        add("ip", "cidr_ip", ip, [cidr], True)
+        add("prefixLength", "cidr_prefix_length", T.INT, [cidr], True)
+        add("masked", "cidr_masked", cidr, [cidr], True)
+        add("string", "cidr_to_string", T.STRING, [cidr], False)
+    return [cel.FunctionDecl(name, decls) for name, decls in overloads.items()]
+
+
+def _network_runtime() -> list[Any]:
+    by_name: dict[str, Any] = {}
+    for name, member, arity, impl in _NETWORK_RUNTIME.values():
+        by_name.setdefault(name, cel.Overload(name.replace(".", "_"), T.DYN, [T.DYN] * arity, is_member=member,
+                                              impl=impl))
+    return [cel.FunctionDecl(name, [overload]) for name, overload in by_name.items()]
+
+
+def _network_runtime_name(overloads: list[str]) -> str | None:
+    names = {_NETWORK_RUNTIME[o][0] if o in _NETWORK_RUNTIME else None for o in overloads}
+    return names.pop() if len(names) == 1 else None
+
+
 _EQUALITY = cel.FunctionDecl("dractl.@equals", [
     cel.Overload("dractl_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_equal)])
 _NOT_EQUAL = cel.FunctionDecl("dractl.@not_equals", [
@@ -699,7 +842,7 @@ _IN_CONSTANT_LIST = cel.FunctionDecl("dractl.@in_constant_list", [
 #: Functions the runtime environment implements under another name than the checker's, so
 #: that their implementations do not collide with cel-cpp's declarations of the same name.
 _RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
-_LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver")
+_LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR")
 _K8S_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})
 
 
@@ -725,6 +868,10 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, str]:
         name = node.name
         if name in _RUNTIME_NAMES:
             renames[node.id] = _RUNTIME_NAMES[name]
+        elif name in _NETWORK_FUNCTIONS:
+            runtime_name = _network_runtime_name(ast.overloads.get(node.id, []))
+            if runtime_name is not None:
+                renames[node.id] = runtime_name
         elif name in _K8S_LIST_FUNCTIONS:
             runtime_name = _k8s_list_runtime_name(name, ast.overloads.get(node.id, []))
             if runtime_name is not None:
@@ -758,7 +905,7 @@ class CelExprEngine:
             extensions=[ext_bindings.ExtBindings(), ext_optional.ExtOptional(), ext_strings.ExtStrings(),
                         cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
-                                                          *_k8s_list_runtime()])],
+                                                          *_k8s_list_runtime(), *_network_runtime()])],
         )
 
     def _checker(self, environment: Environment) -> Any:
