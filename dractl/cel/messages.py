@@ -140,14 +140,40 @@ def snippet_for(expression: str, line: int, column: int) -> list[str]:
     return [f" | {source}", " | " + "." * (column - 1) + "^"]
 
 
+_CPP_CALL = re.compile(r"^(?:\((?P<target>[^()]*)\)\.)?(?P<name>[^(]+)\((?P<args>.*)\)$")
+_ORDERING_OPERATORS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
+# Conversions whose runtime dispatch names the argument type; a bytes value reaching one at run
+# time is a library value (a version attribute: quantities and network values are typed).
+_CONVERSIONS = frozenset({"int", "uint", "double", "string", "bool", "bytes"})
+
+
+def _no_such_overload(call: str) -> str:
+    """cel-go's text for cel-cpp's ``No matching overloads found : NAME(TYPES)``: the standard
+    library's trait-based functions name only themselves (``size``; an ordering whose left
+    operand is a library value), conversions name the argument type, others say nothing more."""
+    match = _CPP_CALL.match(call.strip())
+    if not match:
+        return "no such overload"
+    name = match.group("name")
+    types = [t.strip() for t in ((match.group("target") or "") + "," + match.group("args")).split(",") if t.strip()]
+    if name == "size":
+        return "no such overload: size"
+    if name in _ORDERING_OPERATORS and types and types[0] == "bytes":
+        return f"no such overload: {name}"
+    if name in _CONVERSIONS and types == ["bytes"]:
+        return f"no such overload: {name}(kubernetes.Semver)"
+    return "no such overload"
+
+
 def runtime_message(message: str) -> str:
     """cel-cpp runtime error → cel-go's wording where the two differ."""
     message = strip_status(message)
     key = _KEY_NOT_FOUND.match(message)
     if key:
         return f"no such key: {key.group(1)}"
-    if _NO_MATCHING_OVERLOAD.match(message):
-        return "no such overload"
+    no_overload = _NO_MATCHING_OVERLOAD.match(message)
+    if no_overload:
+        return _no_such_overload(no_overload.group(1))
     if message == "divide by zero":
         return "division by zero"
     index = _INDEX_ERROR.match(message)

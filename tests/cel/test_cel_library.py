@@ -191,6 +191,45 @@ ROWS_1_36 += [
     ('string(cidr("10.1.0.0/8").masked()) == "10.0.0.0/8"', True, 4),
 ]
 
+# Strings by code point, with cel-go's index errors; runtime overload errors as cel-go words them.
+ROWS_1_36 += [
+    ('"ß".charAt(4) == "é"', ('error', 'index out of range: 4'), 2),
+    ('"héllo".charAt(1) == "é"', True, 2),
+    ('"héllo".charAt(5) == ""', True, 1),
+    ('"héllo".charAt(-1) == ""', ('error', 'index out of range: -1'), 1),
+    ('"héllo".substring(1) == "éllo"', True, 2),
+    ('"héllo".substring(9) == ""', ('error', 'index out of range: 9'), 1),
+    ('"héllo".substring(-1) == ""', ('error', 'index out of range: -1'), 1),
+    ('"héllo".substring(1, 3) == "él"', True, 2),
+    ('"héllo".substring(3, 1) == ""', ('error', 'invalid substring range. start: 3, end: 1'), 1),
+    ('"héllo".substring(2, 9) == ""', ('error', 'index out of range: 9'), 1),
+    ('"héllo".substring(-2, 9) == ""', ('error', 'index out of range: -2'), 1),
+    ('"héllo".indexOf("l") == 2', True, 2),
+    ('"héllo".indexOf("l", 3) == 3', True, 2),
+    ('"héllo".indexOf("l", 9) == -1', True, 2),
+    ('"héllo".indexOf("l", -1) == -1', ('error', 'index out of range: -1'), 2),
+    ('"héllo".indexOf("", 2) == 2', True, 2),
+    ('"héllo".lastIndexOf("l") == 3', True, 2),
+    ('"héllo".lastIndexOf("l", 2) == 2', True, 2),
+    ('"héllo".lastIndexOf("", 2) == 2', True, 2),
+    ('"héllo".lastIndexOf("") == 5', True, 2),
+    ('"héllo".lastIndexOf("l", -1) == 2', ('error', 'index out of range: -1'), 2),
+    ('"héllo".lastIndexOf("lo", 4) == 3', True, 2),
+    ('size("héllo") == 5', True, 2),
+    ('device.attributes["gpu.example.com"].uni.indexOf("w") == 6', True, 12),
+    ('device.attributes["gpu.example.com"].uni.charAt(12) == "☃"', True, 6),
+    ('device.attributes["gpu.example.com"].uni.substring(6, 11) == "wörld"', True, 12),
+    ('device.attributes["gpu.example.com"].uni.size() == 13', True, 6),
+    ('size(device.attributes["gpu.example.com"].cores) > 0', ('error', 'no such overload: size'), 6),
+    ('device.attributes["gpu.example.com"].cores.size() > 0', ('error', 'no such overload: size'), 6),
+    ('int(device.attributes["gpu.example.com"].driverVersion) > 0', ('error', 'no such overload: int(kubernetes.Semver)'), 6),
+    ('device.attributes["gpu.example.com"].driverVersion > "1.0.0"', ('error', 'no such overload: _>_'), 5),
+    ('device.attributes["gpu.example.com"].cores > device.attributes["gpu.example.com"].driverVersion', ('error', 'no such overload'), 15),
+    ('device.attributes["gpu.example.com"].model.minor() == 0', ('error', 'no such overload: minor(string)'), 6),
+    ('device.attributes["gpu.example.com"].model.isGreaterThan(semver("1.0.0"))', ('error', 'no such overload: isGreaterThan(string, kubernetes.Semver)'), 6),
+    ('semver("1.0.0").compareTo(device.attributes["gpu.example.com"].cores) <= 0', ('error', 'no such overload: compareTo(kubernetes.Semver, int)'), 7),
+]
+
 # Libraries introduced after a release's compatibility version are not declared for new
 # expressions of that release (1.34: compatibility version 1.33, before cel-go's list extension).
 ROWS_1_34: list[tuple[str, object]] = [

@@ -111,13 +111,12 @@ def semver_of_token(token: bytes) -> Semver:
     return parse_semver(token[1:].decode())
 
 
+_TOKEN_TYPES = {b"q": "kubernetes.Quantity", b"s": "kubernetes.Semver", b"i": "net.IP", b"c": "net.CIDR"}
+
+
 def token_type_name(token: bytes) -> str:
     """The CEL type of a library value carried as bytes."""
-    if token[:1] == b"q":
-        return "kubernetes.Quantity"
-    if token[:1] == b"s":
-        return "kubernetes.Semver"
-    return "bytes"
+    return _TOKEN_TYPES.get(bytes(token[:1]), "bytes")
 
 
 # cel-cpp hands bytes to Python implementations as bytearray.
@@ -282,8 +281,33 @@ class _Library:
         by_name: dict[str, list[Any]] = {}
         for name, member, impl, arity in implementations:
             by_name.setdefault(name, []).append(cel.Overload(
-                f"dractl_{name}_{arity}", T.DYN, [T.DYN] * arity, is_member=member, impl=impl))
+                f"dractl_{name}_{arity}", T.DYN, [T.DYN] * arity, is_member=member,
+                impl=_dispatch_error(name, impl)))
         return [cel.FunctionDecl(name, overloads) for name, overloads in by_name.items()]
+
+
+def go_type_name(value: Any) -> str:
+    """cel-go's ``TypeName()`` of a value cel-cpp hands to Python."""
+    kind = type(value)
+    if kind in _BYTES_TYPES:
+        return token_type_name(bytes(value[:1])) if value else "bytes"
+    names = {str: "string", bool: "bool", int: "int", float: "double", list: "list", dict: "map",
+             type(None): "null_type", datetime.timedelta: "google.protobuf.Duration",
+             datetime.datetime: "google.protobuf.Timestamp"}
+    return names.get(kind, kind.__name__)
+
+
+def _dispatch_error(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl``, whose bare "no such overload" (no overload takes these arguments) names the
+    function and the argument types, as cel-go's dispatcher does."""
+    def call(*args: Any) -> Any:
+        try:
+            return impl(*args)
+        except ValueError as exc:
+            if str(exc) != _NO_SUCH_OVERLOAD:
+                raise
+            raise ValueError(f"{_NO_SUCH_OVERLOAD}: {name}({', '.join(go_type_name(a) for a in args)})") from None
+    return call
 
 
 def _cel_equal(left: Any, right: Any) -> bool:
@@ -647,6 +671,92 @@ def _list_extreme(name: str, prefer: int) -> Callable[[Any], Any]:
     return call
 
 
+# -- cel-go's strings extension where cel-cpp's differs: errors that name the index ---------------
+
+
+def _need_str(*values: Any) -> None:
+    if any(type(v) is not str for v in values):
+        raise ValueError(_NO_SUCH_OVERLOAD)
+
+
+def _need_int(*values: Any) -> None:
+    if any(type(v) is not int for v in values):
+        raise ValueError(_NO_SUCH_OVERLOAD)
+
+
+def _char_at(text: Any, index: Any) -> str:
+    _need_str(text)
+    _need_int(index)
+    if index < 0 or index > len(text):
+        raise ValueError(f"index out of range: {index}")
+    return text[index] if index < len(text) else ""
+
+
+def _substring(text: Any, start: Any, end: Any = None) -> str:
+    _need_str(text)
+    if end is None:
+        _need_int(start)
+        if start < 0 or start > len(text):
+            raise ValueError(f"index out of range: {start}")
+        return text[start:]
+    _need_int(start, end)
+    if start > end:
+        raise ValueError(f"invalid substring range. start: {start}, end: {end}")
+    for index in (start, end):
+        if index < 0 or index > len(text):
+            raise ValueError(f"index out of range: {index}")
+    return text[start:end]
+
+
+def _string_index_of(text: str, sub: Any, offset: Any = 0, last: bool = False) -> int:
+    _need_str(sub)
+    _need_int(offset)
+    if sub == "":
+        return offset if not last or offset != -1 else len(text)
+    if offset < 0:
+        raise ValueError(f"index out of range: {offset}")
+    if offset >= len(text):
+        return -1
+    if last:
+        return text.rfind(sub, 0, min(offset, len(text) - len(sub)) + len(sub))
+    return text.find(sub, offset)
+
+
+def _index_of(target: Any, item: Any, offset: Any = None) -> int:
+    if type(target) is str:
+        return _string_index_of(target, item, 0 if offset is None else offset)
+    if offset is not None:
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return _list_index_of(target, item)
+
+
+def _last_index_of(target: Any, item: Any, offset: Any = None) -> int:
+    if type(target) is str:
+        if offset is None:
+            _need_str(item)
+            return len(target) if item == "" else target.rfind(item)
+        return _string_index_of(target, item, offset, last=True)
+    if offset is not None:
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return _list_last_index_of(target, item)
+
+
+_STRING_OVERLOADS = {
+    "string_char_at_int": "dractl.charAt", "string_substring_int": "dractl.substring",
+    "string_substring_int_int": "dractl.substring3", "string_index_of_string": "dractl.indexOf",
+    "string_index_of_string_int": "dractl.indexOf3", "string_last_index_of_string": "dractl.lastIndexOf",
+    "string_last_index_of_string_int": "dractl.lastIndexOf3",
+}
+
+
+def _strings_runtime() -> list[Any]:
+    functions: list[tuple[str, int, Callable[..., Any]]] = [
+        ("dractl.charAt", 2, _char_at), ("dractl.substring", 2, _substring), ("dractl.substring3", 3, _substring),
+        ("dractl.indexOf3", 3, _index_of), ("dractl.lastIndexOf3", 3, _last_index_of)]
+    return [cel.FunctionDecl(name, [cel.Overload(name.replace(".", "_"), T.DYN, [T.DYN] * arity, is_member=True,
+                                                 impl=impl)]) for name, arity, impl in functions]
+
+
 def _list_index_of(values: Any, item: Any) -> int:
     for index, value in enumerate(_need_list(values)):
         try:
@@ -671,8 +781,8 @@ def _list_last_index_of(values: Any, item: Any) -> int:
 def _k8s_list_runtime() -> list[Any]:
     functions: dict[str, Callable[..., Any]] = {
         "dractl.isSorted": _list_is_sorted, "dractl.max": _list_extreme("max", -1),
-        "dractl.min": _list_extreme("min", 1), "dractl.indexOf": _list_index_of,
-        "dractl.lastIndexOf": _list_last_index_of,
+        "dractl.min": _list_extreme("min", 1), "dractl.indexOf": _index_of,
+        "dractl.lastIndexOf": _last_index_of,
         **{f"dractl.sum_{name}": _list_sum(name) for name in _SUMMABLE},
     }
     return [cel.FunctionDecl(name, [cel.Overload(name.replace(".", "_"),
@@ -683,8 +793,15 @@ def _k8s_list_runtime() -> list[Any]:
 
 
 def _k8s_list_runtime_name(name: str, overloads: list[str]) -> str | None:
-    """The runtime function of a call the checker resolved to Kubernetes list overloads only."""
-    if not overloads or not all(o.startswith("list_") and not o.startswith("list_sets") for o in overloads):
+    """The runtime function of a call the checker resolved to Kubernetes list overloads (and for
+    ``indexOf``/``lastIndexOf`` of a dyn target, the strings extension's)."""
+    strings = {_STRING_OVERLOADS[o] for o in overloads if o in _STRING_OVERLOADS}
+    lists = [o for o in overloads if o not in _STRING_OVERLOADS]
+    if strings and not lists:
+        return strings.pop() if len(strings) == 1 else None
+    if not lists or not all(o.startswith("list_") and not o.startswith("list_sets") for o in lists):
+        return None
+    if strings and strings != {f"dractl.{name}"}:
         return None
     if name == "sum":
         kinds = {o.rpartition("_")[2] for o in overloads}
@@ -843,7 +960,7 @@ _IN_CONSTANT_LIST = cel.FunctionDecl("dractl.@in_constant_list", [
 #: that their implementations do not collide with cel-cpp's declarations of the same name.
 _RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
 _LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR")
-_K8S_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"})
+_K8S_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "charAt", "substring"})
 
 
 def _may_hold_library_value(kind: CelType | None) -> bool:
@@ -905,7 +1022,8 @@ class CelExprEngine:
             extensions=[ext_bindings.ExtBindings(), ext_optional.ExtOptional(), ext_strings.ExtStrings(),
                         cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
-                                                          *_k8s_list_runtime(), *_network_runtime()])],
+                                                          *_k8s_list_runtime(), *_network_runtime(),
+                                                          *_strings_runtime()])],
         )
 
     def _checker(self, environment: Environment) -> Any:
