@@ -174,9 +174,7 @@ def to_data(explanation: Explanation, verbose: bool = False) -> dict[str, Any]:
         "units": [
             {
                 "title": u.unit.title,
-                "claims": [
-                    {"claim": c.qualified_name, "template": c.template} for c in u.unit.claims
-                ],
+                "claims": _claims_data(u.unit.claims),
                 "feasibleNodes": [n.node for n in u.feasible],
             }
             for u in explanation.units
