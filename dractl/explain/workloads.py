@@ -14,8 +14,9 @@ add random suffixes).
 
 Which node a replica gets is decided by scoring plugins dractl does not run, so it is a policy
 here: ``pack`` keeps to the node of the previous replica while the replica fits there, else
-takes the first feasible node in explain's order; ``spread`` takes the feasible node with the
-fewest replicas so far.
+takes the first feasible node in natural order; ``spread`` takes the feasible node with the
+fewest replicas so far. Nodes where firstAvailable requests get earlier subrequests come first,
+as the scheduler scores them.
 """
 
 from __future__ import annotations
@@ -284,9 +285,9 @@ def place(
     from dractl.explain.run import UnitResult
 
     result = WorkloadResult(workload, placement, [])
-    by_name = {node.name: node for node in nodes}
     per_node: Counter[str] = Counter()
     shared: dict[str, ClaimInput] = {}
+    full: set[str] = set()  # nodes where a replica did not fit: no later one will
     previous: str | None = None
     limit = REPLICAS_MAX if workload.count is None else workload.count
     for index in range(limit):
@@ -295,20 +296,15 @@ def place(
         if workload.focus and index == limit - 1:
             result.explained, result.explained_index = UnitResult(unit, evaluate(unit, candidates, True)), index
             break
-        chosen: NodeResult | None = None
-        if placement == "pack" and previous is not None and workload.daemon_nodes is None:
-            # Packing: the node of the previous replica while it still has room (no trace:
-            # only the allocation is shown for a replica that fits).
-            (again,) = evaluate(unit, [by_name[previous]], False)
-            chosen = again if again.allocated else None
+        # Replicas after the first have the same claims, and every placed one takes devices:
+        # a node that had no room has none later (the first may also allocate a shared claim).
+        remember = index > 0
+        chosen = _choose(unit, [n for n in candidates if n.name not in full], evaluate, placement,
+                         previous, per_node, full if remember else set())
         if chosen is None:
-            evaluated = UnitResult(unit, evaluate(unit, candidates, True))
-            feasible = [r for r in evaluated.ordered() if r.allocated]
-            if not feasible:
-                result.explained, result.explained_index = evaluated, index
-                break
-            # min() keeps the first of equals: explain's order breaks ties.
-            chosen = feasible[0] if placement == "pack" else min(feasible, key=lambda r: per_node[r.node])
+            # Fits nowhere: now every node's explanation, with the trace.
+            result.explained, result.explained_index = UnitResult(unit, evaluate(unit, candidates, True)), index
+            break
         _commit(allocator, unit, chosen, index, shared)
         result.placed.append(Replica(index, f"{workload.namespace}/{workload.pod_name(index)}", unit, chosen))
         per_node[chosen.node] += 1
@@ -321,6 +317,43 @@ def place(
             "give another answer"
         )
     return result
+
+
+def _choose(
+    unit: AllocationUnit,
+    nodes: list[NodeInfo],
+    evaluate: Evaluate,
+    placement: Placement,
+    previous: str | None,
+    per_node: Counter[str],
+    full: set[str],
+) -> NodeResult | None:
+    """The node the replica gets, or None when it fits on none of `nodes`; nodes it does not
+    fit on go into `full`. Nodes are tried in the policy's order (pack: the previous replica's
+    node first; spread: those with fewer replicas first; then in natural order) without a trace,
+    and the first that fits wins, unless firstAvailable requests make some nodes better: then
+    every node is tried and those where the requests got earlier subrequests win, as the
+    scheduler's scoring prefers them."""
+    from dractl.explain.run import _subrequest_ranks, natural_key
+
+    def preference(name: str) -> tuple[Any, ...]:
+        first = name != previous if placement == "pack" else per_node[name]
+        return (first, natural_key(name))
+
+    ranks = _subrequest_ranks(unit.claims)
+    ranked = any(ranks)
+    fitting: list[NodeResult] = []
+    for node in sorted(nodes, key=lambda n: preference(n.name)):
+        (attempt,) = evaluate(unit, [node], False)
+        if attempt.allocated:
+            if not ranked:
+                return attempt
+            fitting.append(attempt)
+        elif attempt.status in ("unschedulable", "error"):
+            full.add(node.name)
+    if not fitting:
+        return None
+    return min(fitting, key=lambda r: (preference(r.node)[0], r.fallbacks(ranks), natural_key(r.node)))
 
 
 def _commit(

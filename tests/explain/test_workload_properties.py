@@ -4,19 +4,22 @@ holds the earlier replicas' claims as allocated claims.
 For random clusters (node-local and network-attached pools, exclusive and shared devices with
 consumable capacity, partitions that consume counters) and random workloads, every placed replica is replayed through a fresh
 allocator whose inventory is built from the input plus the earlier replicas' claims with their
-allocations: it must give the same allocation on the node the replica got, and for the first
+allocations: it must give the same allocation on the node the replica got, that node must be
+the placement policy's choice among the nodes where the replica fits, and for the first
 replica that did not fit, no allocation on any node.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dractl.allocator import Allocator, Inventory, NodeInfo
+from dractl.allocator.nodes import parse_node_selector
 from dractl.api.model import build_all
 from dractl.api.releases import Features
 from dractl.api.workspace import Workspace
@@ -26,6 +29,16 @@ from dractl.explain.workloads import WorkloadResult, with_allocation
 from dractl.load import load_text
 
 DRIVER = "gpu.example.com"
+
+
+def _fits(allocator: Allocator, node: str, replica: Any, earlier: list[dict[str, Any]]) -> bool:
+    """Whether the replica's claims fit on `node`, the claims named directly (allocated with
+    replica 0) allowing it."""
+    for claim in replica.unit.preallocated:
+        selector = claim.data["status"]["allocation"].get("nodeSelector")
+        if selector and not parse_node_selector(selector).matches(NodeInfo(node)):
+            return False
+    return allocator.allocate(NodeInfo(node), [c.data for c in replica.unit.claims]).status == "allocated"
 
 
 def _device(draw: Any, name: str) -> dict[str, Any]:
@@ -104,11 +117,23 @@ def test_replaying_the_replicas_one_at_a_time_gives_the_same_result(scenario: di
         inventory = Inventory.from_objects([*base, *earlier], consumable_capacity=True)
         return Allocator(inventory, release="1.36", gates=features.gates)
 
+    per_node: Counter[str] = Counter()
+    previous = None
     for replica in result.placed:
         outcome = replica.node.outcome
         assert outcome is not None and outcome.allocations is not None
         again = fresh().allocate(NodeInfo(replica.node.node), [c.data for c in replica.unit.claims])
         assert (again.status, again.allocations) == ("allocated", outcome.allocations), replica.index
+        if result.workload.daemon_nodes is None:
+            # The node is the policy's choice among the nodes where the replica fits.
+            fits = [n for n in scenario["nodes"] if _fits(fresh(), n, replica, earlier)]
+            if scenario["placement"] == "pack":
+                expected = previous if previous in fits else fits[0]
+            else:
+                expected = min(fits, key=lambda n: per_node[n])
+            assert replica.node.node == expected, (replica.index, fits)
+        per_node[replica.node.node] += 1
+        previous = replica.node.node
         earlier.extend(with_allocation(c, a).data for c, a in zip(replica.unit.claims, outcome.allocations,
                                                                     strict=True))
     if result.explained is None:
