@@ -63,6 +63,17 @@ KNOWN_DISAGREEMENTS = {
 }
 
 
+# Details that the source pins in an older wording than any release dractl models prints:
+# pinned detail -> the release's. The claim test at 045b4933 is early 1.33 development (its
+# internal type is still SpecificDeviceRequest); the template test at 030880a5, written against
+# ExactDeviceRequest, already expects the wording with ", but multiple fields are set".
+NEWER_WORDING = {
+    "exactly one of `exactly` or `firstAvailable` is required": (
+        "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"
+    ),
+}
+
+
 def _load_case(path: Path) -> tuple[dict[str, Any], LoadResult]:
     header = next(iter(YAML(typ="safe").load_all(path.read_text(encoding="utf-8"))))
     loaded = load_paths([str(path)])
@@ -104,9 +115,10 @@ def test_case_agrees_with_upstream(path: Path) -> None:
     assert got == expected, "\n".join(f"{d.rule} {d.message}" for d in errors)
     for want in header["expect"]["errors"]:
         if "detail" in want:
+            detail = NEWER_WORDING.get(want["detail"], want["detail"])
             pinned = (want["field"], want["type"])
             bodies = [d.message for d in errors if (d.field, d.type) == pinned]
-            assert any(body.endswith(": " + want["detail"]) for body in bodies), (want, bodies)
+            assert any(body.endswith(": " + detail) for body in bodies), (want, bodies)
 
 
 def test_every_case_has_a_known_source() -> None:

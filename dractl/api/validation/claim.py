@@ -96,10 +96,15 @@ def device_request(request: Any, path: Path, limits: Limits, key_field: str | No
             required(path, Topic.ONE_OF, "exactly one of `exactly` or `firstAvailable` is required")
         )
     elif has_first_available and has_exactly:
-        detail = "exactly one of `exactly` or `firstAvailable` is required"
-        if limits.request_one_of_says_multiple:
-            detail += ", but multiple fields are set"
-        errs.append(invalid(path, None, detail, Topic.ONE_OF))
+        errs.append(
+            invalid(
+                path,
+                None,
+                "exactly one of `exactly` or `firstAvailable` is required, but multiple fields "
+                "are set",
+                Topic.ONE_OF,
+            )
+        )
     elif has_first_available:
 
         def check_sub(sub: Any, at: Path) -> Errors:

@@ -41,9 +41,6 @@ class Limits:
     # value`, and a fully qualified name without domain as "must include a domain"; from 1.35
     # on these are `Invalid value`.
     empty_name_parts_required: bool
-    # 1.34 says "exactly one of `exactly` or `firstAvailable` is required" for a request that
-    # sets both; from 1.35 on the message adds ", but multiple fields are set".
-    request_one_of_says_multiple: bool
 
     driver_name: int = 63
     pool_name: int = 253
@@ -90,7 +87,6 @@ _LIMITS = {
         empty_driver_name_also_invalid=True,
         key_errors_at_key=True,
         empty_name_parts_required=True,
-        request_one_of_says_multiple=False,
     ),
     "1.35": Limits(
         release="1.35",
@@ -112,7 +108,6 @@ _LIMITS = {
         empty_driver_name_also_invalid=False,
         key_errors_at_key=False,
         empty_name_parts_required=False,
-        request_one_of_says_multiple=True,
     ),
     "1.36": Limits(
         release="1.36",
@@ -134,7 +129,6 @@ _LIMITS = {
         empty_driver_name_also_invalid=False,
         key_errors_at_key=False,
         empty_name_parts_required=False,
-        request_one_of_says_multiple=True,
     ),
 }
 
