@@ -9,7 +9,7 @@ every node, and :meth:`RequestTrace.rejections` adds them when asked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -304,8 +304,8 @@ class NodeTrace:
                 return entry
         return None
 
-    def unseen_devices(self) -> Iterator[tuple[DeviceEntry, Rejection]]:
-        """Devices of the inventory that this node cannot use at all, and why.
+    def unseen_devices(self, slices: Iterable[SliceEntry] | None = None) -> Iterator[tuple[DeviceEntry, Rejection]]:
+        """Devices of the inventory (or of `slices`) that this node cannot use at all, and why.
 
         Slices for other nodes, slices that use a disabled feature, and devices of pools
         that are incomplete, invalid or replaced by a newer generation.
@@ -316,7 +316,7 @@ class NodeTrace:
 
         usable = {device for pool in self.pool_objects for device in pool.devices}
         status = {(p.driver, p.pool): p for p in self.pools}
-        for slice_entry in self.inventory.slices:
+        for slice_entry in self.inventory.slices if slices is None else slices:
             if slice_entry not in self.visible_slices:
                 rejection = slice_visibility(slice_entry, self.node_info)
             else:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
-from typing import Literal
+from typing import IO, Literal
 
 from dractl.cli.options import (
     add_cel_engine,
@@ -34,6 +35,7 @@ Examples:
   dractl explain --pod ml/train-0 examples/explain/gpu-pod/
   dractl explain --claim ml/train-0-gpus --node gpu-node-2 --verbose examples/explain/gpu-pod/
   dractl explain -o json examples/explain/first-available/
+  dractl explain -o html --output-file report.html examples/explain/gpu-pod/
   dractl explain --replicas max examples/explain/replicas/
   dractl explain examples/explain/gpu-pod/pod.yaml - < examples/explain/gpu-pod/cluster.yaml
 
@@ -58,8 +60,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="Only this node (default: every node the input knows of). Repeatable.",
     )
     parser.add_argument(
-        "-o", "--output", metavar="FORMAT", choices=("text", "json", "yaml"), default="text",
-        help="Output: text, json or yaml.",
+        "-o", "--output", metavar="FORMAT", choices=("text", "json", "yaml", "html"), default="text",
+        help="Output: text, json, yaml or html (a page with a picture of the cluster).",
+    )
+    parser.add_argument(
+        "--output-file", metavar="FILE",
+        help="Write the output to FILE (replaced whole), not to stdout.",
     )
     parser.add_argument(
         "-v", "--verbose", action="store_true",
@@ -97,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from dractl.api.workspace import Workspace
     from dractl.errors import UsageError
     from dractl.explain.inputs import decode_errors
-    from dractl.explain.render import render_text, to_data
+    from dractl.explain.render import render_text, to_data, to_yaml
     from dractl.explain.run import ExplainSettings
     from dractl.explain.run import explain as run_explain
     from dractl.explain.workloads import PLACEMENTS
@@ -135,22 +141,25 @@ def run(args: argparse.Namespace) -> int:
     if undecodable:
         return 2
     explanation = run_explain(Workspace(objects), settings)
+    buffer = io.StringIO()
+    out: IO[str] = buffer if args.output_file is not None else sys.stdout
     if args.output == "text":
-        render_text(explanation, sys.stdout, verbose=args.verbose, color=use_color(args.color))
+        render_text(explanation, out, verbose=args.verbose, color=use_color(args.color, out))
     elif args.output == "json":
         import json
 
-        json.dump(to_data(explanation, args.verbose), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        json.dump(to_data(explanation, args.verbose), out, indent=2)
+        out.write("\n")
+    elif args.output == "yaml":
+        out.write(to_yaml(to_data(explanation, args.verbose)))
     else:
-        import yaml
+        from dractl.explain.html_report import render_html
 
-        # libyaml's emitter when PyYAML has it: the pure-Python one takes seconds per MB.
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        yaml.dump(
-            to_data(explanation, args.verbose), sys.stdout, Dumper=dumper, sort_keys=False,
-            default_flow_style=False, allow_unicode=True,
-        )
+        out.write(render_html(explanation))
+    if args.output_file is not None:
+        from dractl.convert.writer import write_atomic
+
+        write_atomic(args.output_file, buffer.getvalue())
     if not explanation.satisfiable:
         return 1
     return 0

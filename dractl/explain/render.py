@@ -136,7 +136,14 @@ _UNSEEN_SUMMARY = {
 _RESULTS = {"timeout": "unschedulable", "not-evaluated": "error"}
 
 
-def _allocations_data(claims: list[ClaimInput], result: NodeResult) -> list[dict[str, Any]] | None:
+def contract_result(result: NodeResult) -> str:
+    """The contract's three results: the scheduler's filter timeout makes a node
+    unschedulable; a node the run's budget left unsearched is an error."""
+    return _RESULTS.get(result.status, result.status)
+
+
+def allocations_data(claims: list[ClaimInput], result: NodeResult) -> list[dict[str, Any]] | None:
+    """One AllocationResult per claim, in claim order, or None."""
     outcome = result.outcome
     if outcome is None or outcome.allocations is None:
         return None
@@ -146,18 +153,23 @@ def _allocations_data(claims: list[ClaimInput], result: NodeResult) -> list[dict
     ]
 
 
+def to_yaml(data: Any) -> str:
+    import yaml
+
+    # libyaml's emitter when PyYAML has it: the pure-Python one takes seconds per MB.
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
 def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, Any]:
     outcome = result.outcome
-    allocations = _allocations_data(unit.unit.claims, result)
     return {
         "name": result.node,
         "unit": unit.unit.title,
-        # The contract's three results: the scheduler's filter timeout makes a node
-        # unschedulable; a node the run's budget left unsearched is an error.
-        "result": _RESULTS.get(result.status, result.status),
+        "result": contract_result(result),
         "error": result.error,
         "timedOut": result.timed_out,
-        "allocations": allocations,
+        "allocations": allocations_data(unit.unit.claims, result),
         "orderAmbiguous": bool(outcome and outcome.order_ambiguous),
         "explanation": _node_explanation(outcome.trace, verbose)
         if outcome is not None and outcome.trace is not None
@@ -209,7 +221,7 @@ def workload_data(result: WorkloadResult, verbose: bool) -> dict[str, Any]:
                 "pod": replica.pod,
                 "node": replica.node.node,
                 "claims": _claims_data(replica.unit.claims),
-                "allocations": _allocations_data(replica.unit.claims, replica.node),
+                "allocations": allocations_data(replica.unit.claims, replica.node),
             }
             for replica in result.placed
         ],
@@ -380,7 +392,7 @@ def _detail_nodes(ordered: list[NodeResult]) -> list[NodeResult]:
     shown: list[NodeResult] = []
     reasons: set[tuple[str, frozenset[str]]] = set()
     for result in misses:
-        reason = (_short_reason(result), _blocker_kinds(result))
+        reason = (short_reason(result), _blocker_kinds(result))
         if reason not in reasons and len(shown) < room:
             reasons.add(reason)
             shown.append(result)
@@ -399,10 +411,10 @@ def _summary(ordered: list[NodeResult]) -> Iterator[str]:
 
     reasons: Counter[str] = Counter()
     for result in ordered:
-        reasons[_short_reason(result)] += 1
+        reasons[short_reason(result)] += 1
     names: dict[str, list[str]] = {}
     for result in ordered:
-        names.setdefault(_short_reason(result), []).append(result.node)
+        names.setdefault(short_reason(result), []).append(result.node)
     width = max(len(str(n)) for n in reasons.values())
     for reason, count in sorted(reasons.items(), key=lambda item: (item[0] != "allocated", -item[1])):
         noun = "node" if count == 1 else "nodes"
@@ -411,7 +423,8 @@ def _summary(ordered: list[NodeResult]) -> Iterator[str]:
         yield f"  {count:>{width}} {noun}: {escape(reason)} [dim]({escape(', '.join(listed))}{more})[/]"
 
 
-def _short_reason(result: NodeResult) -> str:
+def short_reason(result: NodeResult) -> str:
+    """The outcome of one node in a few words (the summary's lines)."""
     if result.allocated:
         return "allocated"
     if result.error:
@@ -432,7 +445,7 @@ def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[
     from dractl.allocator import format_device_id
 
     mark = "[green]✓[/]" if result.allocated else "[red]✗[/]"
-    yield f"{mark} [bold]node {escape(result.node)}[/]: {escape(_short_reason(result))}"
+    yield f"{mark} [bold]node {escape(result.node)}[/]: {escape(short_reason(result))}"
     outcome = result.outcome
     if outcome is None or outcome.trace is None:
         return
