@@ -10,7 +10,8 @@
   var categories = {};
   data.categories.forEach(function (c) { categories[c.key] = c; });
   // Cells name their category by index in the data; by key from here on.
-  data.units.forEach(function (unit) {
+  var allUnits = data.units.concat(data.workloads.map(function (w) { return w.unit; }).filter(Boolean));
+  allUnits.forEach(function (unit) {
     unit.groups.forEach(function (g) { g.cells.forEach(function (c) { c[1] = data.categories[c[1]].key; }); });
     unit.rows.forEach(function (r) { r.cells.forEach(function (c) { c[1] = data.categories[c[1]].key; }); });
   });
@@ -404,5 +405,14 @@
   var root = document.getElementById("report");
   append(root, header());
   data.units.forEach(function (unit, i) { root.appendChild(new Unit(unit, i).render()); });
+  // A workload placed replica by replica: the text output's account of the replicas, then the
+  // picture of the replica explained on every node (the first that does not fit).
+  data.workloads.forEach(function (workload, i) {
+    var section = el("section", { class: "workload", "data-workload": i },
+      el("h2", { text: workload.summary[0] }),
+      el("pre", { class: "replicas", text: workload.summary.slice(1).join("\n") }));
+    if (workload.unit) section.appendChild(new Unit(workload.unit, data.units.length + i).render());
+    root.appendChild(section);
+  });
   document.documentElement.setAttribute("data-ready", "true");
 })();

@@ -19,7 +19,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from dractl.allocator.trace import Reason
-from dractl.explain.render import allocations_data, contract_result, short_reason
+from dractl.explain.render import (
+    allocations_data,
+    contract_result,
+    short_reason,
+    workload_summary_lines,
+)
 from dractl.explain.run import natural_key
 
 if TYPE_CHECKING:
@@ -298,11 +303,21 @@ def report_data(explanation: Explanation) -> dict[str, Any]:
     """The page's data: categories, texts and AllocationResults (referred to by index), and
     per allocation unit its summary, columns, node groups and rows. A cell is `[column,
     category, text]`, each an index."""
+    from rich.text import Text
+
     from dractl import __version__
 
     strings = Strings()
     structures = Strings()  # AllocationResults (as JSON text) of node groups, each stored once
     units = [_unit_data(unit, strings, structures) for unit in explanation.units]
+    workloads = [
+        {
+            # What the text output says of the replicas, then the picture of the one explained.
+            "summary": [Text.from_markup(line).plain for line in workload_summary_lines(result, verbose=True)],
+            "unit": None if result.explained is None else _unit_data(result.explained, strings, structures),
+        }
+        for result in explanation.workloads
+    ]
     return {
         "generator": f"dractl {__version__}",
         "kubernetesVersion": explanation.release,
@@ -310,6 +325,7 @@ def report_data(explanation: Explanation) -> dict[str, Any]:
         "notes": explanation.notes,
         "categories": [{"key": k, "label": label, "colour": colour} for k, label, colour in CATEGORIES],
         "units": units,
+        "workloads": workloads,
         "strings": strings.items,
         "allocations": [json.loads(text) for text in structures.items],
     }

@@ -308,6 +308,14 @@ def _unit_lines(unit: UnitResult, verbose: bool) -> Iterator[str]:
 def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
     """A workload replica by replica: how many fit, where each went, and for the first that
     does not fit, the explanation of that replica on every node."""
+    yield from workload_summary_lines(result, verbose)
+    if result.explained is not None:
+        yield from _unit_lines(result.explained, verbose)
+
+
+def workload_summary_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
+    """:func:`_workload_lines` up to the explanation of one replica on every node (its
+    heading included), in rich markup."""
     from rich.markup import escape
 
     workload = result.workload
@@ -357,7 +365,6 @@ def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
             yield f"[red]✗ replica {index} fits on no node{after}:[/]"
         else:
             yield f"[green]✓ replica {result.explained_index}[/] fits; on every node:"
-        yield from _unit_lines(result.explained, verbose)
 
 
 def _replica_lines(replica: Replica, claims: list[ClaimInput]) -> Iterator[str]:

@@ -58,6 +58,14 @@ EXPECTED: dict[str, tuple[dict[str, int], list[tuple[str, str, list[str]]]]] = {
             ("unschedulable", "mig-node-1", ["counters", "selector-false", "selector-false"]),
         ],
     ),
+    # The third replica, after the first two took 8Gi of gpu-node-1's GPU.
+    "replicas": (
+        {"allocated": 0, "unschedulable": 2, "error": 0},
+        [
+            ("unschedulable", "gpu-node-1", ["capacity"]),
+            ("unschedulable", "gpu-node-2", ["in-use"]),
+        ],
+    ),
     "unsatisfiable": (
         {"allocated": 0, "unschedulable": 3, "error": 0},
         [
@@ -153,6 +161,10 @@ def test_example_report(scenario: str, browser: Any, run_dractl: Any, tmp_path: 
             cells[category] = cells.get(category, 0) + 1
     assert {category: count for category, count, _ in legend} == cells
     assert all(colour == rgb(COLOURS[category]) for category, _, colour in legend)
+    workloads = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.workload > pre.replicas')).map(p => p.textContent.split('\\n')[0])"
+    )
+    assert workloads == (["2 of 3 replicas fit (spec.replicas; placement pack)"] if scenario == "replicas" else [])
     # Nothing was fetched: the page is the only resource.
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     assert browser.save_screenshot(str(screenshots / f"explain-{scenario}.png"))

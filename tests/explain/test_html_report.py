@@ -181,7 +181,8 @@ def test_page_loads_nothing_from_elsewhere(scenario: Path) -> None:
     embedded = page.split('<script type="application/json" id="dractl-data">')[1].split("</script>")[0]
     data = json.loads(embedded)
     assert [c["key"] for c in data["categories"]] == [key for key, _, _ in CATEGORIES]
-    assert data["units"][0]["nodes"] == sum(len(g["nodes"]) for g in data["units"][0]["groups"])
+    units = data["units"] + [w["unit"] for w in data["workloads"]]
+    assert units and all(u["nodes"] == sum(len(g["nodes"]) for g in u["groups"]) for u in units)
 
 
 def test_script_cannot_end_early() -> None:
