@@ -175,7 +175,7 @@ def test_completion_completes_subcommands_and_options(tmp_path: Path) -> None:
     assert complete("dractl li", tmp_path) == ["lint"]
     assert complete("dractl lint --col", tmp_path) == ["--color"]
     assert complete("dractl lint --color ", tmp_path) == ["auto", "always", "never"]
-    assert complete("dractl explain -o ", tmp_path) == ["text", "json", "yaml"]
+    assert complete("dractl explain -o ", tmp_path) == ["text", "json", "yaml", "html"]
 
 
 def test_quiet_prints_nothing_when_clean() -> None:
