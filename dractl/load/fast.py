@@ -26,7 +26,7 @@ from dractl.load.yaml11 import (
     _SPECIAL_FLOAT_RE,
     _YAML12_BOOLS,
     BOOL_TRUE,
-    KubectlResolver,
+    IMPLICIT_RESOLVERS,
     go_yaml_int,
 )
 
@@ -38,10 +38,10 @@ _MAP = "tag:dractl,2026:map"
 _SEQ = "tag:dractl,2026:seq"
 # Characters libyaml (YAML 1.1) and ruamel.yaml (YAML 1.2) may read differently.
 _UNSURE_RE = re.compile("[\t\x85\u2028\u2029\ufeff]")
-_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {
-    str(first): [(str(tag), regexp) for tag, regexp in rules]
-    for first, rules in KubectlResolver.yaml_implicit_resolvers.items()
-}
+_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+for _tag, _pattern, _first in IMPLICIT_RESOLVERS:
+    for _char in _first:
+        _RESOLVERS.setdefault(_char, []).append((_tag, _pattern))
 
 
 class GiveUp(Exception):

@@ -6,16 +6,14 @@ import json
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import DuplicateKeyError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Diagnostic, Position, Severity
 from dractl.load.documents import Document, SourceFile, has_content, split_documents
 from dractl.load.objects import looks_like_object, may_hold_objects
-from dractl.load.yaml11 import KubectlComposer, KubectlConstructor, KubectlResolver
+
+if TYPE_CHECKING:
+    from ruamel.yaml.error import MarkedYAMLError
 
 _TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
 _BRACKET_RE = re.compile(r"[\[\]{}]")
@@ -29,15 +27,6 @@ class Limits:
     max_depth: int = 100
     max_nodes: int = 5_000_000  # per document, with aliases expanded
     max_alias_expansion: int = 100_000  # nodes that aliases may add beyond the written ones
-
-
-def _yaml() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.Resolver = KubectlResolver
-    yaml.Composer = KubectlComposer
-    yaml.Constructor = KubectlConstructor
-    yaml.allow_duplicate_keys = False
-    return yaml
 
 
 def is_template(text: str) -> bool:
@@ -127,7 +116,12 @@ def _parse_document(doc: Document, limits: Limits, *, comments: bool = True) -> 
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
     if not comments and _parse_fast(doc, limits):
         return None
-    yaml = _yaml()
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from dractl.load.roundtrip import round_trip_yaml
+
+    yaml = round_trip_yaml()
     try:
         with warnings.catch_warnings():
             # ruamel warns about a reused anchor name; YAML and kubectl allow it (the latest wins)

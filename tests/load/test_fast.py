@@ -198,3 +198,17 @@ def test_ordinary_documents_take_the_fast_path() -> None:
 )
 def test_what_it_does_not_take_is_left_to_the_round_trip_loader(text: str) -> None:
     assert load_fast(text) is None
+
+
+def test_both_loaders_resolve_plain_scalars_by_the_same_table() -> None:
+    """The libyaml reader builds its table from yaml11.IMPLICIT_RESOLVERS without importing
+    ruamel.yaml; the round-trip loader's resolver must hold exactly the same rules."""
+    from dractl.load.fast import _RESOLVERS
+    from dractl.load.roundtrip import KubectlResolver
+
+    resolver = {
+        first: [(str(tag), pattern) for tag, pattern in rules]
+        for first, rules in KubectlResolver.yaml_implicit_resolvers.items()
+    }
+    assert resolver == _RESOLVERS
+    assert set(resolver) >= {"y", "~", "0", "-", ".", "<", ""}
