@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
-    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits)
+    # read for values and positions only: no comments, so libyaml's reader (see explain)
+    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False)
     for message in loaded.unreadable:
         print(f"dractl: error: {message}", file=sys.stderr)
     for diagnostic in loaded.diagnostics:
