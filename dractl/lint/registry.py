@@ -95,7 +95,9 @@ def register(new: Rule) -> None:
 
 
 def all_rules() -> list[Rule]:
-    from dractl.lint import rules  # noqa: F401  (importing registers every rule)
+    from dractl.lint.rules import import_all
+
+    import_all()
 
     return [REGISTRY[k] for k in sorted(REGISTRY)]
 

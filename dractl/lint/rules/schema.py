@@ -12,7 +12,6 @@ objects it rejects are validated with jsonschema to learn where and why.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,6 @@ from dractl.api.schemas import (
     go_decoder_validator,
     load_schema,
 )
-from dractl.api.validation.common import truncate_if_too_long
 from dractl.api.versions import GROUP, KINDS, V1BETA1_REQUEST_FIELDS
 from dractl.diagnostics import Position, Severity
 from dractl.lint.engine import Finding
@@ -409,6 +407,9 @@ def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -
         return f"expected a whole number from {low} to {high} (the field is {target})"
     text = _yaml11_text(obj, obj.source.position(path))
     if text is not None:
+        # (the validation package, imported for one function, would cost explain and select 10 ms)
+        from dractl.api.validation.common import truncate_if_too_long
+
         shown = truncate_if_too_long(text, HINT_SCALAR_LENGTH)
         read_as = truncate_if_too_long(_yaml_repr(value), HINT_SCALAR_LENGTH)
         return (
@@ -492,6 +493,8 @@ def _unknown_field_hint(
     insensitive = [k for k in known if k.lower() == name.lower()]
     if insensitive:
         return f"field names are case-sensitive: did you mean {insensitive[0]}?"
+    import difflib
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
     if close:
         return f"did you mean {close[0]}?"
