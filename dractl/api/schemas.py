@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from functools import cache, partial
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dractl.errors import DractlError
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 
 class SchemasMissingError(DractlError):
@@ -30,14 +32,17 @@ def schemas_root() -> Traversable:
 
 @cache
 def _schemas_root() -> Traversable:
-    from importlib.resources import files
+    installed = Path(__file__).resolve().parents[1] / "schemas"  # a package installed as files
+    if (installed / "index.json").is_file():
+        return installed
+    checkout = Path(__file__).resolve().parents[2] / "schemas"
+    if (checkout / "index.json").is_file():
+        return checkout
+    from importlib.resources import files  # anywhere else a package can be, e.g. a zip file
 
     packaged = files("dractl").joinpath("schemas")
     if packaged.joinpath("index.json").is_file():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "schemas"
-    if (checkout / "index.json").is_file():
-        return checkout
     raise SchemasMissingError(
         "the bundled JSON Schemas are missing (neither dractl/schemas in the installed package "
         "nor schemas/ in the source checkout has index.json); reinstall dractl"

@@ -128,17 +128,20 @@ def _cel_engines() -> str:
     """The engine in use (and the other one, if installed) with their package versions."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from dractl.cel.engines import ENGINES, engine_available, resolve_engine_name
+    from dractl.cel.engines import ENGINES, MODULE_PACKAGES, resolve_engine_name
 
-    def described(name: str) -> str:
+    def installed(name: str) -> str | None:
+        # the distribution's version: importing cel-python itself would take longer than the rest
         try:
-            return f"{name} {version(name)}"
+            return version(MODULE_PACKAGES[name])
         except PackageNotFoundError:
-            return name
+            return None
 
+    versions = {name: installed(name) for name in ENGINES}
     in_use = resolve_engine_name(None)
-    others = [described(n) for n in ENGINES if n != in_use and engine_available(n)]
-    return described(in_use) + (f" (also installed: {', '.join(others)})" if others else "")
+    described = {name: f"{name} {v}" if v else name for name, v in versions.items()}
+    others = [described[n] for n in ENGINES if n != in_use and versions[n]]
+    return described[in_use] + (f" (also installed: {', '.join(others)})" if others else "")
 
 
 def run(argv: Sequence[str], prog: str = "dractl") -> int:

@@ -4,17 +4,23 @@ without a value, defaults and environment variables after the help, examples at 
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import sys
-import textwrap
 from typing import NoReturn
 
 MAX_WIDTH = 100
 
 
+@functools.cache
 def help_width() -> int:
-    import shutil
-
-    return min(shutil.get_terminal_size().columns - 2, MAX_WIDTH)
+    # shutil.get_terminal_size's rule, without importing shutil (argparse builds a formatter for
+    # every option it declares, so this runs on every start)
+    try:
+        columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        columns = 80
+    return min(columns - 2, MAX_WIDTH)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -50,6 +56,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         # Paragraphs are filled; lines that start with two spaces (examples) are kept as written.
+        import textwrap
+
         out: list[str] = []
         for paragraph in textwrap.dedent(text).strip("\n").split("\n\n"):
             if paragraph.startswith("  ") or "\n  " in paragraph:
@@ -81,13 +89,13 @@ class CommandParser(argparse.ArgumentParser):
     def usage_line(self) -> str:
         if self.usage:  # (parse_intermixed_args sets it to format_usage()'s text, then resets it)
             return (self.usage % {"prog": self.prog}).strip()
-        formatter = self._get_formatter()
         words = [self.prog]
         if any(action.option_strings for action in self._actions):
             words.append("[OPTIONS]")
         for action in self._get_positional_actions():
-            metavar = formatter._format_args(action, action.dest.upper())
-            words.append(metavar)
+            metavar = action.metavar or action.dest.upper()
+            words.append({"+": f"{metavar}...", "?": f"[{metavar}]", "*": f"[{metavar}...]"}.get(
+                str(action.nargs), str(metavar)))
         return " ".join(words)
 
     def format_help(self) -> str:

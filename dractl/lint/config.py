@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -260,7 +259,7 @@ def _read_toml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
 @lru_cache(maxsize=1)
 def config_schema() -> dict[str, Any]:
     """The JSON Schema of the configuration (also for editors: ``dractl/lint/config.schema.json``)."""
-    text = resources.files("dractl.lint").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    text = (Path(__file__).parent / SCHEMA_FILE).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
