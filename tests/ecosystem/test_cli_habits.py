@@ -96,19 +96,26 @@ def test_help_does_not_import_heavy_modules(args: list[str]) -> None:
     assert loaded == [], f"`dractl {' '.join(args)}` imports {loaded}"
 
 
+SLICE = "examples/good/resourceslice-gpu-node-v1.yaml"
+OTHER_RULES = "dractl.lint.rules.cel"  # a rule module: lint imports them all, nothing else any
+
+
 @pytest.mark.parametrize(
-    ("example", "needed"),
+    ("args", "unneeded"),
     [
-        # no CEL selector: no CEL engine either
-        ("resourceslice-gpu-node-v1.yaml", set()),
-        ("claim-gpu-v1.yaml", {"cel_expr_python", "celpy"}),
+        # the pre-commit case: no CEL selector, no CEL engine either
+        (["lint", SLICE], {"cel_expr_python", "celpy"}),
+        (["lint", "examples/good/claim-gpu-v1.yaml"], {"celpy"}),
+        (["select", "device.driver == 'gpu.example.com'", SLICE], {"celpy", OTHER_RULES}),
+        (["explain", "-o", "json", "examples/explain/gpu-pod"], {"celpy", OTHER_RULES}),
     ],
 )
-def test_lint_of_one_valid_file_imports_only_what_it_needs(example: str, needed: set[str]) -> None:
-    """The pre-commit case: jsonschema explains rejected objects only, rich colours help only."""
+def test_a_command_on_valid_input_imports_only_what_it_needs(args: list[str], unneeded: set[str]) -> None:
+    """jsonschema explains rejected objects only, rich colours help only, ruamel.yaml reads
+    files that are to be rewritten (convert) or that libyaml's reader leaves to it."""
     probe = (
         "import json, sys\n"
-        f"sys.argv = ['dractl', 'lint', '--no-config', 'examples/good/{example}']\n"
+        f"sys.argv = ['dractl', *{args!r}]\n"
         "from dractl.cli import main\n"
         "try:\n"
         "    main()\n"
@@ -120,8 +127,9 @@ def test_lint_of_one_valid_file_imports_only_what_it_needs(example: str, needed:
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert out.returncode == 0, out.stderr
-    modules = {m.split(".")[0] for m in json.loads(out.stdout.strip().splitlines()[-1])}
-    unneeded = {"jsonschema", "cel_expr_python", "celpy", "rich", "multiprocessing"} - needed
+    modules = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    modules |= {m.split(".")[0] for m in modules}
+    unneeded |= {"jsonschema", "rich", "multiprocessing", "ruamel"}
     assert sorted(modules & unneeded) == []
 
 
