@@ -242,6 +242,13 @@ def workload_data(result: WorkloadResult, verbose: bool) -> dict[str, Any]:
 
 
 def render_text(explanation: Explanation, out: IO[str], *, verbose: bool, color: bool) -> None:
+    if not color:
+        # the markup's plain text, without rich's console (a tenth of a run on a small input)
+        from rich.markup import render
+
+        for line in _text_lines(explanation, verbose):
+            out.write(render(line).plain + "\n")
+        return
     from rich.console import Console
 
     console = Console(
