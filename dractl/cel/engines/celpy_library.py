@@ -26,8 +26,11 @@ from dractl.cel.engines.celpy_values import (
     cel_equal,
     compare,
     failure,
+    register_library_type,
     type_name,
 )
+from dractl.cel.network import CIDR, IP, NetworkError, is_canonical_ip, parse_cidr, parse_ip
+from dractl.cel.urls import URL, URLError, is_url, parse_url
 
 Function = Callable[..., Any]
 _SUMMABLE = {"int": ct.IntType(0), "uint": ct.UintType(0), "double": ct.DoubleType(0.0)}
@@ -265,6 +268,11 @@ def library_functions(libraries: frozenset[str]) -> dict[str, Function]:
     for library, namespaced in NAMESPACED.items():
         if library in libraries:
             functions.update(namespaced)
+    for library, network in NETWORK_FUNCTIONS.items():
+        if library in libraries:
+            functions.update(network)
+    if "ip" in libraries and "cidr" not in libraries:
+        functions["ip"] = _parse_ip_value
     return functions
 
 
@@ -385,7 +393,7 @@ def to_string(value: Any) -> Any:
             return ct.StringType(bytes(value).decode("utf-8"))
         except UnicodeDecodeError:
             return failure("invalid UTF-8 in bytes, cannot convert to string")
-    if name in ("google.protobuf.Timestamp", "google.protobuf.Duration"):
+    if name in ("google.protobuf.Timestamp", "google.protobuf.Duration", "net.IP", "net.CIDR"):
         return ct.StringType(str(value))
     return _conversion_overload("string", value)
 
@@ -419,3 +427,126 @@ def size(value: Any) -> Any:
 
 CONVERSIONS: dict[str, Function] = {"int": to_int, "uint": to_uint, "double": to_double, "string": to_string,
                                     "bool": to_bool, "bytes": to_bytes}
+
+
+# -- the Kubernetes url, ip and cidr libraries --------------------------------------------------
+
+register_library_type(URL, "kubernetes.URL")
+register_library_type(IP, "net.IP")
+register_library_type(CIDR, "net.CIDR")
+
+
+def _from_string(parse: Callable[[str], Any], error: type[Exception]) -> Function:
+    def call(text: Any) -> Any:
+        if not isinstance(text, str):
+            return failure(NO_SUCH_OVERLOAD)
+        try:
+            return parse(str(text))
+        except error as exc:
+            return failure(str(exc))
+
+    return call
+
+
+def _test_string(test: Callable[[str], bool]) -> Function:
+    def call(text: Any) -> Any:
+        if not isinstance(text, str):
+            return failure(NO_SUCH_OVERLOAD)
+        return ct.BoolType(test(str(text)))
+
+    return call
+
+
+def _getter(kind: type, read: Callable[[Any], Any]) -> Function:
+    def call(value: Any) -> Any:
+        if not isinstance(value, kind):
+            return failure(NO_SUCH_OVERLOAD)
+        return read(value)
+
+    return call
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        parse_ip(text)
+    except NetworkError:
+        return False
+    return True
+
+
+def _is_cidr(text: str) -> bool:
+    try:
+        parse_cidr(text)
+    except NetworkError:
+        return False
+    return True
+
+
+_parse_ip_value = _from_string(parse_ip, NetworkError)
+_parse_cidr_value = _from_string(parse_cidr, NetworkError)
+
+
+def _ip(value: Any) -> Any:
+    """``ip("10.0.0.1")``, and ``cidr.ip()``: the prefix's address."""
+    if isinstance(value, CIDR):
+        return IP(value.address)
+    return _parse_ip_value(value)
+
+
+def _is_canonical(text: Any) -> Any:
+    if not isinstance(text, str):
+        return failure(NO_SUCH_OVERLOAD)
+    try:
+        return ct.BoolType(is_canonical_ip(str(text)))
+    except NetworkError:
+        try:
+            parse_ip(str(text))
+        except NetworkError as exc:
+            return failure(str(exc))
+        raise
+
+
+def _contains(parse: Function, kind: type, test: Callable[[CIDR, Any], bool]) -> Function:
+    def call(network: Any, other: Any) -> Any:
+        if isinstance(other, str):
+            other = parse(other)
+            if isinstance(other, Failure):
+                return other
+        if not isinstance(network, CIDR) or not isinstance(other, kind):
+            return failure(NO_SUCH_OVERLOAD)
+        return ct.BoolType(test(network, other))
+
+    return call
+
+
+def _query(value: URL) -> Any:
+    return ct.MapType({ct.StringType(k): ct.ListType(ct.StringType(v) for v in vs) for k, vs in value.query().items()})
+
+
+NETWORK_FUNCTIONS: dict[str, dict[str, Function]] = {
+    "urls": {
+        "url": _from_string(parse_url, URLError), "isURL": _test_string(is_url),
+        "getScheme": _getter(URL, lambda u: ct.StringType(u.scheme)),
+        "getHost": _getter(URL, lambda u: ct.StringType(u.host)),
+        "getHostname": _getter(URL, lambda u: ct.StringType(u.hostname)),
+        "getPort": _getter(URL, lambda u: ct.StringType(u.port)),
+        "getEscapedPath": _getter(URL, lambda u: ct.StringType(u.escaped_path)),
+        "getQuery": _getter(URL, _query),
+    },
+    "ip": {
+        "ip": _ip, "isIP": _test_string(_is_ip), "ip.isCanonical": _is_canonical,
+        "family": _getter(IP, lambda ip: ct.IntType(ip.family)),
+        "isUnspecified": _getter(IP, lambda ip: ct.BoolType(ip.is_unspecified)),
+        "isLoopback": _getter(IP, lambda ip: ct.BoolType(ip.is_loopback)),
+        "isLinkLocalMulticast": _getter(IP, lambda ip: ct.BoolType(ip.is_link_local_multicast)),
+        "isLinkLocalUnicast": _getter(IP, lambda ip: ct.BoolType(ip.is_link_local_unicast)),
+        "isGlobalUnicast": _getter(IP, lambda ip: ct.BoolType(ip.is_global_unicast)),
+    },
+    "cidr": {
+        "cidr": _parse_cidr_value, "isCIDR": _test_string(_is_cidr),
+        "containsIP": _contains(_parse_ip_value, IP, lambda n, ip: n.contains_ip(ip)),
+        "containsCIDR": _contains(_parse_cidr_value, CIDR, lambda n, other: n.contains_cidr(other)),
+        "prefixLength": _getter(CIDR, lambda n: ct.IntType(n.bits)),
+        "masked": _getter(CIDR, lambda n: n.masked()),
+    },
+}

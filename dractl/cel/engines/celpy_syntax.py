@@ -41,6 +41,9 @@ _VARIABLE_ERRORS = {"sortBy": "argument is not an identifier",
 
 Q = "kubernetes.Quantity"
 S = "kubernetes.Semver"
+U = "kubernetes.URL"
+IPT = "net.IP"
+CIDRT = "net.CIDR"
 _STR = "string"
 #: Overloads upstream declares, as (receiver style, parameter types, result type); the receiver
 #: is the first parameter. ``None`` stands for dyn (any argument, result unknown).
@@ -82,7 +85,7 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "substring": [(True, (_STR, "int"), _STR), (True, (_STR, "int", "int"), _STR)],
     "trim": [(True, (_STR,), _STR)],
     "join": [(True, ("list",), _STR), (True, ("list", _STR), _STR)],
-    "quote": [(False, (_STR,), _STR)],
+    "strings.quote": [(False, (_STR,), _STR)],
     "format": [(True, (_STR, "list"), _STR)],
     "sum": [(True, ("list",), None)], "min": [(True, ("list",), None)], "max": [(True, ("list",), None)],
     "isSorted": [(True, ("list",), "bool")],
@@ -94,6 +97,17 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "unwrapOpt": [(True, ("list",), "list")], "optional.unwrap": [(False, ("list",), "list")],
     "sets.contains": [(False, ("list", "list"), "bool")], "sets.equivalent": [(False, ("list", "list"), "bool")],
     "sets.intersects": [(False, ("list", "list"), "bool")],
+    "url": [(False, (_STR,), U)], "isURL": [(False, (_STR,), "bool")],
+    **{name: [(True, (U,), _STR)] for name in ("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath")},
+    "getQuery": [(True, (U,), "map")],
+    "ip": [(False, (_STR,), IPT), (True, (CIDRT,), IPT)], "isIP": [(False, (_STR,), "bool")],
+    "ip.isCanonical": [(False, (_STR,), "bool")], "family": [(True, (IPT,), "int")],
+    **{name: [(True, (IPT,), "bool")] for name in ("isUnspecified", "isLoopback", "isLinkLocalMulticast",
+                                                   "isLinkLocalUnicast", "isGlobalUnicast")},
+    "cidr": [(False, (_STR,), CIDRT)], "isCIDR": [(False, (_STR,), "bool")],
+    "containsIP": [(True, (CIDRT, IPT), "bool"), (True, (CIDRT, _STR), "bool")],
+    "containsCIDR": [(True, (CIDRT, CIDRT), "bool"), (True, (CIDRT, _STR), "bool")],
+    "prefixLength": [(True, (CIDRT,), "int")], "masked": [(True, (CIDRT,), CIDRT)],
     "optional.of": [(False, (None,), None)],
     "optional.none": [(False, (), None)],
     "optional.ofNonZeroValue": [(False, (None,), None)],
@@ -129,12 +143,18 @@ _LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
     "ext-lists": frozenset({"slice", "flatten", "sort", "distinct", "reverse", "lists.range"}),
     "optionals": frozenset({"first", "last", "unwrapOpt", "optional.unwrap"}),
     "sets": frozenset({"sets.contains", "sets.equivalent", "sets.intersects"}),
+    "strings-v2": frozenset({"strings.quote"}),
+    "urls": frozenset({"url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
+                       "getQuery"}),
+    "ip": frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+                     "isLinkLocalUnicast", "isGlobalUnicast"}),
+    "cidr": frozenset({"cidr", "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked", "ip"}),
 }
 #: cel-go's string extension (version 2 and later), declared in every DRA environment.
 STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
-                              "split", "substring", "trim", "join", "quote", "format"})
+                              "split", "substring", "trim", "join", "format"})
 #: Declared upstream but not evaluated by the cel-python engine.
-UNSUPPORTED = frozenset({"quote", "format", "duration", "timestamp", "getDate", "getDayOfMonth",
+UNSUPPORTED = frozenset({"strings.quote", "format", "duration", "timestamp", "getDate", "getDayOfMonth",
                          "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
                          "getMilliseconds", "getMinutes", "getSeconds"})
 
@@ -377,6 +397,8 @@ class _Checker:
         if kind == "list":
             types = [self.type_of(child, scope) for child in node.children]
             self._homogeneous(node.children, types, stop=True)
+            if types and types[0] is not None and types[0] not in _VAGUE and all(t == types[0] for t in types):
+                return f"list({types[0]})"
             return "list"
         if kind == "map":
             types = [self.type_of(child, scope) for child in node.children]
@@ -464,8 +486,11 @@ class _Checker:
         candidates = [
             result for member, params, result in signatures
             if member == node.member and len(params) == len(argument_types)
-            and all(p is None or a is None or p == a for p, a in zip(params, argument_types, strict=True))
+            and all(p is None or a is None or p == a or p == _base(a) for p, a in zip(params, argument_types,
+                                                                                        strict=True))
         ]
+        if name.startswith("sets.") and len({t for t in argument_types if t and t not in _VAGUE}) > 1:
+            candidates = []  # the two lists' element types differ
         if not candidates:
             if all(t is not None and t not in _VAGUE for t in argument_types):
                 listed = ", ".join(str(t) for t in argument_types[node.member:])
@@ -494,7 +519,7 @@ class _Checker:
         if op == "@in":
             return "bool"
         if op in ("_==_", "_!=_"):
-            if known and types[0] != types[1] and "null_type" not in types:
+            if known and not _same_type(types[0], types[1]) and "null_type" not in types:
                 self._no_overload(node, types)
             return "bool"
         if op in ("_<_", "_<=_", "_>_", "_>=_"):
@@ -506,6 +531,11 @@ class _Checker:
             return "bool"
         allowed = _ARITHMETIC_TYPES.get(op)
         if allowed is not None:
+            if known and op == "_+_" and _base(str(types[0])) == _base(str(types[1])) == "list":
+                if _same_type(types[0], types[1]):
+                    return types[0] if types[0] != "list" else types[1]
+                self._no_overload(node, types)
+                return None
             if known:
                 left, right = types
                 if left != right or left not in allowed:
@@ -518,6 +548,18 @@ class _Checker:
     def _no_overload(self, node: Node, types: list[str | None]) -> None:
         self.error(node, f"found no matching overload for '{node.name}' applied to "
                          f"'({', '.join(t or 'dyn' for t in types)})'")
+
+
+def _base(type_name: str | None) -> str | None:
+    """``list`` for ``list(int)``: the kind a parameterized type is of."""
+    return type_name.partition("(")[0] if type_name else type_name
+
+
+def _same_type(left: str | None, right: str | None) -> bool:
+    """Equal types, where a list or map whose element types are not tracked matches any of its kind."""
+    if left == right:
+        return True
+    return (left in _VAGUE or right in _VAGUE) and _base(left) == _base(right)
 
 
 def _is_device_map(node: Node, scope: frozenset[str]) -> bool:

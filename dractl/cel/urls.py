@@ -1,0 +1,174 @@
+"""The Kubernetes CEL ``url`` library's values, parsed as Go's ``net/url`` parses them.
+
+``url(s)`` accepts what both ``url.ParseRequestURI`` and ``url.Parse`` accept (an absolute URL
+or an absolute path); :class:`URLError` carries upstream's message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+from dractl.cel.network import go_quote
+
+_PORT = re.compile(r"(:[0-9]*)?\Z")
+# ASCII Go's shouldEscape(c, encodeHost) refuses in a host.
+_HOST_INVALID = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:\[\]<>\"%\x80-\U0010ffff]")
+_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
+# Go's shouldEscape(c, encodePath) leaves these unescaped besides letters and digits.
+_PATH_SAFE = "-_.~$&+,/:;=@!*'()"
+
+
+class URLError(ValueError):
+    """A URL upstream refuses; the message is upstream's."""
+
+
+@dataclass(frozen=True)
+class URL:
+    scheme: str
+    host: str
+    path: str
+    raw_path: str
+    raw_query: str
+
+    @property
+    def hostname(self) -> str:
+        host, _port = _split_host_port(self.host)
+        return host
+
+    @property
+    def port(self) -> str:
+        _host, port = _split_host_port(self.host)
+        return port
+
+    @property
+    def escaped_path(self) -> str:
+        if self.raw_path and not _PERCENT.search(self.raw_path) and _unescape(self.raw_path) == self.path:
+            return self.raw_path
+        if self.path == "*":
+            return "*"
+        return quote(self.path, safe=_PATH_SAFE)
+
+    def query(self) -> dict[str, list[str]]:
+        """Go's ``url.ParseQuery``, keeping what it can parse."""
+        values: dict[str, list[str]] = {}
+        for part in self.raw_query.split("&"):
+            if not part or ";" in part:
+                continue
+            key, _, value = part.partition("=")
+            try:
+                key, value = _unescape(key.replace("+", " ")), _unescape(value.replace("+", " "))
+            except URLError:
+                continue
+            values.setdefault(key, []).append(value)
+        return values
+
+    def __str__(self) -> str:
+        text = f"{self.scheme}:" if self.scheme else ""
+        if self.host:
+            text += "//" + self.host
+        text += self.escaped_path
+        return text + (f"?{self.raw_query}" if self.raw_query else "")
+
+
+def _split_host_port(host_port: str) -> tuple[str, str]:
+    host, port = host_port, ""
+    colon = host.rfind(":")
+    if colon != -1 and _PORT.fullmatch(host[colon:]):
+        host, port = host[:colon], host[colon + 1:]
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, port
+
+
+def _unescape(text: str) -> str:
+    if _PERCENT.search(text):
+        bad = _PERCENT.search(text)
+        assert bad is not None
+        raise URLError(f"invalid URL escape {go_quote(text[bad.start():bad.start() + 3])}")
+    return unquote(text, errors="surrogateescape")
+
+
+def _scheme(raw: str) -> tuple[str, str]:
+    for index, char in enumerate(raw):
+        if char.isascii() and char.isalpha():
+            continue
+        if char.isascii() and (char.isdigit() or char in "+-."):
+            if index == 0:
+                return "", raw
+            continue
+        if char == ":":
+            if index == 0:
+                raise URLError("missing protocol scheme")
+            return raw[:index], raw[index + 1:]
+        return "", raw
+    return "", raw
+
+
+def _parse_host(host: str) -> str:
+    if host.startswith("["):
+        end = host.rfind("]")
+        if end < 0:
+            raise URLError("missing ']' in host")
+        port = host[end + 1:]
+        if not _PORT.fullmatch(port):
+            raise URLError(f"invalid port {go_quote(port)} after host")
+    else:
+        colon = host.rfind(":")
+        if colon != -1 and not _PORT.fullmatch(host[colon:]):
+            raise URLError(f"invalid port {go_quote(host[colon:])} after host")
+    bad = _HOST_INVALID.search(host)
+    if bad:
+        raise URLError(f"invalid character {go_quote(bad.group())} in host name")
+    return _unescape(host)
+
+
+def _parse(raw: str, via_request: bool) -> URL:
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in raw):
+        raise URLError("net/url: invalid control character in URL")
+    if raw == "" and via_request:
+        raise URLError("empty url")
+    if raw == "*":
+        return URL("", "", "*", "", "")
+    scheme, rest = _scheme(raw)
+    scheme = scheme.lower()
+    if rest.endswith("?") and rest.count("?") == 1:
+        rest, query = rest[:-1], ""
+    else:
+        rest, _, query = rest.partition("?")
+    if not rest.startswith("/"):
+        if scheme:
+            return URL(scheme, "", "", "", query)  # opaque
+        if via_request:
+            raise URLError("invalid URI for request")
+        if ":" in rest.partition("/")[0]:
+            raise URLError("first path segment in URL cannot contain colon")
+    host = ""
+    if (scheme or (not via_request and not rest.startswith("///"))) and rest.startswith("//"):
+        authority, slash, path = rest[2:].partition("/")
+        rest = slash + path
+        _user, at, host_part = authority.rpartition("@")
+        host = _parse_host(host_part if at else authority)
+    path = _unescape(rest)
+    raw_path = "" if quote(path, safe=_PATH_SAFE) == rest else rest
+    return URL(scheme, host, path, raw_path, query)
+
+
+def parse_url(raw: str) -> URL:
+    """``url(raw)``: what ``ParseRequestURI`` and ``Parse`` both accept."""
+    for via_request in (True, False):
+        text = raw if via_request else raw.partition("#")[0]
+        try:
+            parsed = _parse(text, via_request)
+        except URLError as exc:
+            raise URLError(f"URL parse error during conversion from string: parse {go_quote(text)}: {exc}") from None
+    return parsed
+
+
+def is_url(raw: str) -> bool:
+    try:
+        _parse(raw, True)
+    except URLError:
+        return False
+    return True
