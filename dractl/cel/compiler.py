@@ -116,7 +116,7 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
     except CelCompileError as exc:
         from dractl.cel.unsupported import reclassify
 
-        return reclassify(exc, environment, engine_name)
+        return reclassify(exc, environment, engine_name, getattr(engine, "implemented_libraries", frozenset()))
     ast = getattr(program, "ast", None)
     if ast is not None and "literal-validators" in environment.libraries:
         from dractl.cel import messages

@@ -41,19 +41,20 @@ _ORDERINGS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 _NUMERIC = frozenset({"int", "uint", "double"})
 
 
-def _library_of(name: str, environment: Environment) -> str | None:
+def _library_of(name: str, environment: Environment, implemented: frozenset[str]) -> str | None:
     for library, names in LIBRARY_FUNCTIONS.items():
-        if name in names and library in environment.libraries:
+        if name in names and library in environment.libraries and library not in implemented:
             return library
     return None
 
 
-def _unsupported_use(error: CelError, environment: Environment) -> tuple[str, str] | None:
+def _unsupported_use(error: CelError, environment: Environment,
+                     implemented: frozenset[str]) -> tuple[str, str] | None:
     """(what is used, which library) when ``error`` comes from a missing library function."""
     undeclared = _UNDECLARED.match(error.message)
     if undeclared:
         name = undeclared.group(1)
-        library = _library_of(name, environment)
+        library = _library_of(name, environment, implemented)
         return (name, library) if library else None
     overload = _NO_OVERLOAD.match(error.message)
     if not overload:
@@ -65,18 +66,20 @@ def _unsupported_use(error: CelError, environment: Environment) -> tuple[str, st
             return f"comparing {kinds[0]} with {kinds[1]}", "cross-type-numeric-comparisons"
         return None
     # A list function whose name the strings extension also has (``indexOf``, ``reverse`` ...).
-    library = _library_of(name, environment)
+    library = _library_of(name, environment, implemented)
     if library and arguments.startswith("list("):
         return name, library
     return None
 
 
-def reclassify(error: CelCompileError, environment: Environment, engine: str) -> CelCompileError:
-    """``error`` itself, or an ``"unsupported"`` error when the engine lacks what it uses."""
+def reclassify(error: CelCompileError, environment: Environment, engine: str,
+               implemented: frozenset[str] = frozenset()) -> CelCompileError:
+    """``error`` itself, or an ``"unsupported"`` error when the engine lacks what it uses;
+    ``implemented`` names the libraries the engine has (their errors are upstream's)."""
     if error.kind != "invalid":
         return error
     for item in error.errors:
-        use = _unsupported_use(item, environment)
+        use = _unsupported_use(item, environment, implemented)
         if use is None:
             continue
         what, library = use

@@ -698,7 +698,10 @@ class _Evaluator(Evaluator):
                     arguments = self.visit(arguments_tree) if arguments_tree is not None else []
                     if isinstance(arguments, CELEvalError):
                         return arguments
-                    return function(*arguments)
+                    try:
+                        return function(*arguments)
+                    except TypeError:  # a number of arguments no overload takes
+                        return failure(NO_SUCH_OVERLOAD)
         return super().member_dot_arg(tree)
 
     def _namespaced(self, name: str) -> Callable[..., Any] | None:
@@ -976,6 +979,9 @@ class _NonBool:
 
 class CelPythonEngine:
     name = ENGINE_NAME
+    #: Libraries of ``dractl.cel.unsupported`` this engine evaluates: their errors are upstream's.
+    implemented_libraries = frozenset({"urls", "k8s-lists", "sets", "ip", "cidr", "two-var-comprehensions",
+                                       "ext-lists"})
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -125,6 +125,7 @@ _OPTIONAL_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNon
 # Types whose element types this checker does not track: they match what they are, but an
 # error about them would not name them as upstream does, so none is reported.
 _VAGUE = frozenset({"list", "map"})
+_VAGUE_NAMES = {"list": "list(dyn)", "map": "map(dyn, dyn)"}
 
 
 #: Functions of the standard environment every selector may call.
@@ -273,8 +274,8 @@ def simplify(tree: Any) -> Node:
         target_node = simplify(target)
         if str(name) == "bind" and target_node.kind == "ident" and target_node.name == "cel" and len(args) == 3:
             variable = _ident_of(args[0]) or ""
-            return Node("bind", line, column, "cel.bind", children=[simplify(args[1]), simplify(args[2])],
-                        variable=variable)
+            return Node("bind", line, column, "cel.bind",
+                        children=[simplify(args[1]), simplify(args[2]), simplify(args[0])], variable=variable)
         if target_node.kind == "ident" and f"{target_node.name}.{name}" in NAMESPACED_FUNCTIONS:
             return Node("call", line, column, f"{target_node.name}.{name}", children=[simplify(a) for a in args])
         variables = MACROS.get(str(name), {}).get(len(args))
@@ -388,6 +389,9 @@ class _Checker:
         if kind == "bind":
             if "bindings" not in self.environment.libraries:
                 self.error(node, "undeclared reference to 'cel.bind' (in container '')")
+            if not node.variable:
+                self.error(node.children[2], "cel.bind() variable names must be simple identifiers")
+                return None
             self.type_of(node.children[0], scope)
             return self.type_of(node.children[1], scope | {node.variable})
         if kind == "call":
@@ -492,6 +496,9 @@ class _Checker:
         if name.startswith("sets.") and len({t for t in argument_types if t and t not in _VAGUE}) > 1:
             candidates = []  # the two lists' element types differ
         if not candidates:
+            if not any(member == node.member and len(params) == len(argument_types)
+                       for member, params, _result in signatures):
+                argument_types = [_VAGUE_NAMES.get(t, t) or "dyn" for t in argument_types]
             if all(t is not None and t not in _VAGUE for t in argument_types):
                 listed = ", ".join(str(t) for t in argument_types[node.member:])
                 receiver = f"{argument_types[0]}." if node.member else ""
@@ -581,6 +588,8 @@ def _min_cost(node: Node) -> int:
         target, bodies = node.children[0], node.children[1 + len(node.variable.split(",")):]
         count = len(target.children) if target.kind == "list" else 0
         return _min_cost(target) + count * (sum(_min_cost(body) for body in bodies) + 1)
+    if kind == "bind":  # the variable's name costs nothing
+        return sum(_min_cost(child) for child in node.children[:2])
     if kind == "op" and node.name in ("_&&_", "_||_"):
         return min(_min_cost(child) for child in node.children)
     if kind == "op" and node.name == "_?_:_":
