@@ -385,7 +385,12 @@ _EXPR_FIELDS = {"select": {1}, "call": {1, 3}, "list": {1}, "entry": {3, 4}, "co
 _EXPR_KINDS = {5: "select", 6: "call", 7: "list", 8: "struct", 9: "comprehension"}
 
 
-def _rename_in_expr(data: bytes, renames: dict[int, str]) -> bytes:
+#: A call's new function name, or (outer function, inner function, id for the inner call): the
+#: call becomes ``outer(inner(<the call's target and arguments>))``.
+Rename = str | tuple[str, str, int]
+
+
+def _rename_in_expr(data: bytes, renames: dict[int, Rename]) -> bytes:
     fields = _fields(data)
     expr_id = next((_signed(v) for n, _w, v in fields if n == 2), 0)
     out: list[tuple[int, int, Any]] = []
@@ -393,26 +398,31 @@ def _rename_in_expr(data: bytes, renames: dict[int, str]) -> bytes:
         kind = _EXPR_KINDS.get(number)
         if kind is not None and wire == 2:
             value = _rename_in_message(kind, value, renames, expr_id)
+            rename = renames.get(expr_id)
+            if kind == "call" and isinstance(rename, tuple):
+                inner = _encode([(2, 0, rename[2] % 2**64), (6, 2, value)])
+                value = _encode([(2, 2, rename[0].encode()), (3, 2, inner)])
         out.append((number, wire, value))
     return _encode(out)
 
 
-def _rename_in_message(kind: str, data: bytes, renames: dict[int, str], expr_id: int) -> bytes:
+def _rename_in_message(kind: str, data: bytes, renames: dict[int, Rename], expr_id: int) -> bytes:
     out: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(data):
         if kind == "struct" and number == 2:
             value = _rename_in_message("entry", value, renames, expr_id)
         elif kind == "call" and number == 2 and expr_id in renames:
-            value = renames[expr_id].encode()
+            rename = renames[expr_id]
+            value = (rename[1] if isinstance(rename, tuple) else rename).encode()
         elif number in _EXPR_FIELDS.get(kind, ()):
             value = _rename_in_expr(value, renames)
         out.append((number, wire, value))
     return _encode(out)
 
 
-def rename_calls(serialized: bytes, renames: dict[int, str]) -> bytes:
+def rename_calls(serialized: bytes, renames: dict[int, Rename]) -> bytes:
     """``serialized`` (as ``decode_checked`` takes it) with the function of each call whose id is
-    a key of ``renames`` replaced by the name it maps to."""
+    a key of ``renames`` replaced as its value says."""
     if not renames:
         return serialized
     outer: list[tuple[int, int, Any]] = []

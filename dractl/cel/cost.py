@@ -533,6 +533,9 @@ class CostEstimator:
             string_cost = target_size.add(fixed(1)).by_factor(STRING_TRAVERSAL_COST_FACTOR)
             regex_cost = size(args[0]).by_factor(REGEX_STRING_LENGTH_COST_FACTOR)
             return string_cost.multiply(regex_cost), Estimate(0, target_size.max)
+        if function == "validate" and overload == "format-validate" and args:
+            # upstream: cel.MaxNameFormatRegexSize (128) × RegexStringLengthCostFactor
+            return size(args[0]).by_factor(STRING_TRAVERSAL_COST_FACTOR).by_factor(128 * REGEX_STRING_LENGTH_COST_FACTOR), None
         if function == "ip.isCanonical" and args:
             return size(args[0]).by_factor(2 * STRING_TRAVERSAL_COST_FACTOR), None
         if function in ("containsIP", "containsCIDR") and args:

@@ -9,7 +9,7 @@ from dractl.cel.errors import CelError
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]$")
 _ISSUE_HEAD = re.compile(r"^ERROR: <input>:(\d+):(\d+): (.*)$")
-_KEY_NOT_FOUND = re.compile(r'^Key not found in map ?: ?"?(.*?)"?$')
+_KEY_NOT_FOUND = re.compile(r'''^Key not found in map ?: ?(?:"(.*)"|'(.*)'|(.*))$''', re.S)
 _NO_MATCHING_OVERLOAD = re.compile(r"^No matching overloads? found ?: ?(.*)$")
 _INDEX_ERROR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
 _CASCADE = "'*error*'"
@@ -170,7 +170,7 @@ def runtime_message(message: str) -> str:
     message = strip_status(message)
     key = _KEY_NOT_FOUND.match(message)
     if key:
-        return f"no such key: {key.group(1)}"
+        return f"no such key: {next(part for part in key.groups() if part is not None)}"
     no_overload = _NO_MATCHING_OVERLOAD.match(message)
     if no_overload:
         return _no_such_overload(no_overload.group(1))

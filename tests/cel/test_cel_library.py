@@ -230,6 +230,24 @@ ROWS_1_36 += [
     ('semver("1.0.0").compareTo(device.attributes["gpu.example.com"].cores) <= 0', ('error', 'no such overload: compareTo(kubernetes.Semver, int)'), 7),
 ]
 
+# The Kubernetes format library.
+ROWS_1_36 += [
+    ('format.dns1123Label().validate("a").hasValue()', False, 34),
+    ('format.named("uuid").hasValue()', True, 2),
+    ('format.named("x").hasValue()', False, 2),
+    ('format.uuid().validate(device.attributes["gpu.example.com"].model).hasValue()', True, 230),
+    ('{"a":1}[format.dns1035Label().validate("A_b").value()[0]] == 1', ('error', "no such key: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"), 67),
+    ('{"a":1}[format.uri().validate("x y").value()[0]] == 1', ('error', 'no such key: parse "x y": invalid URI for request'), 67),
+    ('{"a":1}[format.datetime().validate("x y").value()[0]] == 1', ('error', 'no such key: invalid datetime'), 67),
+    ('format.named("uuid").value().validate("a").hasValue()', True, 35),
+    ('format.qualifiedName().validate("a/b/c").value().size() == 1', True, 36),
+    ('format.labelValue().validate("-a").orValue([]).size() == 1', True, 46),
+    ('format.dns1123SubdomainPrefix().validate("abc-").hasValue()', False, 34),
+    ('format.named("dns1035LabelPrefix").hasValue()', True, 2),
+    ('!format.dns1035LabelPrefix().validate("").hasValue()', False, 3),
+    ('format.named("byte").value().validate("aGVsbG8=").hasValue()', False, 35),
+]
+
 # Libraries introduced after a release's compatibility version are not declared for new
 # expressions of that release (1.34: compatibility version 1.33, before cel-go's list extension).
 ROWS_1_34: list[tuple[str, object]] = [

@@ -140,6 +140,29 @@ def is_c_identifier(value: str) -> list[str]:
     return []
 
 
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character"
+)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    errs: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:  # DNS1035LabelMaxLength is the same 63
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _fullmatch(_DNS1035_LABEL_RE, value):
+        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
+    if prefix:
+        name = _mask_trailing_dash(name)
+    return is_dns1035_label(name)
+
+
 def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
     """``NameIsDNSSubdomain``: for a ``generateName`` prefix a trailing dash is allowed."""
     if prefix:

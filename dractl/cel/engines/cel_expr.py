@@ -23,9 +23,9 @@ from google.protobuf import (
     struct_pb2,
 )
 
-from dractl.cel import messages, network, regex
+from dractl.cel import messages, named_formats, network, regex
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
-from dractl.cel.ast import CelType, CheckedAst, decode_checked, rename_calls
+from dractl.cel.ast import CelType, CheckedAst, Rename, decode_checked, rename_calls
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.environment import Environment
@@ -63,6 +63,8 @@ def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
                         type_name=".google.protobuf.Struct")
         device.field.add(name=name, number=number, type=_Field.TYPE_MESSAGE, label=_Field.LABEL_REPEATED,
                          type_name=f".kubernetes.DRADevice.{entry.name}")
+    proto.message_type.add(name="NamedFormat").field.add(name="name", number=1, type=_Field.TYPE_STRING,
+                                                         label=_Field.LABEL_OPTIONAL)
     if with_multi_allocations:
         device.field.add(name="allowMultipleAllocations", number=4, type=_Field.TYPE_BOOL,
                          label=_Field.LABEL_OPTIONAL)
@@ -111,7 +113,8 @@ def semver_of_token(token: bytes) -> Semver:
     return parse_semver(token[1:].decode())
 
 
-_TOKEN_TYPES = {b"q": "kubernetes.Quantity", b"s": "kubernetes.Semver", b"i": "net.IP", b"c": "net.CIDR"}
+_TOKEN_TYPES = {b"q": "kubernetes.Quantity", b"s": "kubernetes.Semver", b"i": "net.IP", b"c": "net.CIDR",
+                b"f": "kubernetes.NamedFormat"}
 
 
 def token_type_name(token: bytes) -> str:
@@ -244,6 +247,8 @@ class _Library:
         if "k8s-lists" in libraries:
             decls.extend(_k8s_list_declarations())
         decls.extend(_network_declarations(libraries))
+        if "format" in libraries:
+            decls.extend(_format_declarations())
         if "regex" in libraries:
             fn("find", ("string_find_string", T.STRING, [T.STRING, T.STRING], True))
             fn("findAll", ("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], True),
@@ -496,7 +501,8 @@ _MAP_INSERT = cel.FunctionDecl("dractl.@mapInsert", [
 ])
 
 
-_GO_TYPES = {b"q"[0]: "cel.Quantity", b"s"[0]: "cel.Semver", b"i"[0]: "cel.IP", b"c"[0]: "cel.CIDR"}
+_GO_TYPES = {b"q"[0]: "cel.Quantity", b"s"[0]: "cel.Semver", b"i"[0]: "cel.IP", b"c"[0]: "cel.CIDR",
+             b"f"[0]: "cel.Format"}
 _ORDERED_TAGS = frozenset(b"qs")  # library values whose equality is by value, not by text
 
 
@@ -948,6 +954,53 @@ def _network_runtime_name(overloads: list[str]) -> str | None:
     return names.pop() if len(names) == 1 else None
 
 
+# -- the Kubernetes format library (apiserver pkg/cel/library/format.go) ---------------------------
+# A format travels as b"f" + its name. Upstream's validate and format.named return optionals,
+# which a Python implementation cannot make: the runtime calls
+# optional.ofNonZeroValue(<list of errors, or b"" for no format>) instead.
+
+
+def _format_validate(target: Any, text: Any) -> list[str]:
+    if type(target) not in _BYTES_TYPES or target[:1] != b"f":
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    if type(text) is not str:
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return named_formats.FORMATS[bytes(target[1:]).decode()](text)
+
+
+def _format_named(name: Any) -> bytes:
+    if type(name) is not str:
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return b"f" + name.encode() if name in named_formats.FORMATS else b""
+
+
+def _format_declarations() -> list[Any]:
+    named_format = T("kubernetes.NamedFormat")
+    decls = [
+        cel.FunctionDecl("validate", [cel.Overload("format-validate", T("optional_type<list<string>>"),
+                                                   [named_format, T.STRING], is_member=True)]),
+        cel.FunctionDecl("format.named", [cel.Overload("format-named", T("optional_type<kubernetes.NamedFormat>"),
+                                                       [T.STRING])]),
+    ]
+    decls += [cel.FunctionDecl(f"format.{name}", [cel.Overload(f"format.{name}", named_format, [])])
+              for name in named_formats.FORMATS]
+    return decls
+
+
+def _format_runtime() -> list[Any]:
+    decls = [
+        cel.FunctionDecl("dractl.format_validate", [cel.Overload("dractl_format_validate", T.DYN, [T.DYN, T.DYN],
+                                                                 is_member=True, impl=_format_validate)]),
+        cel.FunctionDecl("dractl.format_named", [cel.Overload("dractl_format_named", T.DYN, [T.DYN],
+                                                              impl=_format_named)]),
+    ]
+    for name in named_formats.FORMATS:
+        token = b"f" + name.encode()
+        decls.append(cel.FunctionDecl(f"dractl.format.{name}", [cel.Overload(
+            f"dractl_format_{name}", T.BYTES, [], impl=lambda token=token: token)]))
+    return decls
+
+
 _EQUALITY = cel.FunctionDecl("dractl.@equals", [
     cel.Overload("dractl_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_equal)])
 _NOT_EQUAL = cel.FunctionDecl("dractl.@not_equals", [
@@ -973,18 +1026,29 @@ def _may_hold_library_value(kind: CelType | None) -> bool:
         kind.kind == "message" and kind.name in _LIBRARY_TYPE_NAMES)
 
 
-def _runtime_renames(ast: CheckedAst) -> dict[int, str]:
+def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
     """The calls of ``ast`` the runtime environment runs under another name: equality and
     membership where cel-go's answer differs from cel-cpp's (an operand that may be a library
     value, a quantity inside a container), and functions cel-cpp does not implement."""
-    renames: dict[int, str] = {}
+    renames: dict[int, Rename] = {}
     types = ast.types
+    next_id = max((node.id for node in ast.root.walk()), default=0) + 1
     for node in ast.root.walk():
         if node.kind != "call":
             continue
         name = node.name
         if name in _RUNTIME_NAMES:
             renames[node.id] = _RUNTIME_NAMES[name]
+        elif name.startswith("format.") or name == "validate":
+            overloads = ast.overloads.get(node.id, [])
+            if overloads == ["format-validate"]:
+                renames[node.id] = ("optional.ofNonZeroValue", "dractl.format_validate", next_id)
+                next_id += 1
+            elif overloads == ["format-named"]:
+                renames[node.id] = ("optional.ofNonZeroValue", "dractl.format_named", next_id)
+                next_id += 1
+            elif overloads == [name]:
+                renames[node.id] = f"dractl.{name}"
         elif name in _NETWORK_FUNCTIONS:
             runtime_name = _network_runtime_name(ast.overloads.get(node.id, []))
             if runtime_name is not None:
@@ -1023,7 +1087,7 @@ class CelExprEngine:
                         cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
                                                           *_k8s_list_runtime(), *_network_runtime(),
-                                                          *_strings_runtime()])],
+                                                          *_strings_runtime(), *_format_runtime()])],
         )
 
     def _checker(self, environment: Environment) -> Any:

@@ -1,0 +1,108 @@
+"""The formats of the Kubernetes CEL ``format`` library (``format.dns1123Label()`` ...,
+``format.named(name)``, ``<format>.validate(text)``), engine-neutral.
+
+Each validator returns upstream's error texts (an empty list when the text is valid):
+apimachinery's name validation, ``url.ParseRequestURI`` for ``uri`` and kube-openapi's strfmt
+checks for ``uuid``, ``byte``, ``date`` and ``datetime``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+import json
+import re
+from collections.abc import Callable
+
+from dractl.api.validation.formats import (
+    is_qualified_name,
+    is_valid_label_value,
+    name_is_dns1035_label,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+)
+
+_UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
+_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
+
+
+def _valid_date(text: str) -> bool:
+    if not _DATE.match(text):
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_datetime(text: str) -> bool:
+    match = _DATETIME.match(text)
+    if not match or not _valid_date(match.group(1)):
+        return False
+    hour, minute, second = (int(match.group(i)) for i in (2, 3, 4))
+    if hour > 23 or minute > 59 or second > 59:
+        return False
+    return not match.group(7) or (int(match.group(7)) <= 23 and int(match.group(8)) <= 59)
+
+
+def _valid_base64(text: str) -> bool:
+    if not text:
+        return False
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def parse_request_uri_error(text: str) -> str | None:
+    """Go ``url.ParseRequestURI``'s error for the usual ways a request URI is wrong, else None."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    if text == "":
+        return f"parse {quoted}: empty url"
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
+        return f"parse {quoted}: net/url: invalid control character in URL"
+    scheme, colon, rest = text.partition(":")
+    if colon and scheme == "":
+        return f"parse {quoted}: missing protocol scheme"
+    if not colon or not _SCHEME.match(scheme):
+        scheme, rest = "", text
+    if not rest.startswith("/"):
+        return None if scheme else f"parse {quoted}: invalid URI for request"
+    if rest.startswith("//"):
+        host = rest[2:].split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
+        for ch in host:
+            if ch in " \"<>\\^`{|}" or ord(ch) >= 0x80:
+                return f"parse {quoted}: invalid character {json.dumps(ch, ensure_ascii=False)} in host name"
+    return None
+
+
+def _message_if(valid: Callable[[str], bool], message: str) -> Callable[[str], list[str]]:
+    return lambda text: [] if valid(text) else [message]
+
+
+def _uri(text: str) -> list[str]:
+    error = parse_request_uri_error(text)
+    return [error] if error else []
+
+
+#: format name → validator, as ``format.<name>()`` and ``format.named("<name>")`` know them.
+FORMATS: dict[str, Callable[[str], list[str]]] = {
+    "dns1123Label": lambda text: name_is_dns_label(text, False),
+    "dns1123Subdomain": lambda text: name_is_dns_subdomain(text, False),
+    "dns1035Label": lambda text: name_is_dns1035_label(text, False),
+    "qualifiedName": is_qualified_name,
+    "dns1123LabelPrefix": lambda text: name_is_dns_label(text, True),
+    "dns1123SubdomainPrefix": lambda text: name_is_dns_subdomain(text, True),
+    "dns1035LabelPrefix": lambda text: name_is_dns1035_label(text, True),
+    "labelValue": is_valid_label_value,
+    "uri": _uri,
+    "uuid": _message_if(lambda text: bool(_UUID.match(text)), "does not match the UUID format"),
+    "byte": _message_if(_valid_base64, "invalid base64"),
+    "date": _message_if(_valid_date, "invalid date"),
+    "datetime": _message_if(_valid_datetime, "invalid datetime"),
+}
