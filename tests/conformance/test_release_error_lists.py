@@ -65,6 +65,7 @@ NOT_A_REQUEST = (
     "separated by '/'"
 )
 NO_DOMAIN_1_35 = "a fully qualified name must be a domain and a name separated by a slash"
+NO_SET = "must reference a counterSet defined in the ResourceSlice sharedCounters"
 CONSTRAINT_ONE_OF = (
     'exactly one of "matchAttribute" or "distinctAttribute" is required, '
     "but multiple fields are set"
@@ -183,13 +184,14 @@ def invalid_request_errors(prefix: str) -> dict[str, list[Error]]:
     return {"1.34": too_many + spec_errors(prefix, "1.34"), "1.35": too_many}
 
 
-def slice_with(devices: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+def slice_with(devices: list[dict[str, Any]] | None, **spec: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "driver": "test.example.com",
         "pool": {"name": "foo", "resourceSliceCount": 1},
         "nodeName": "foo",
-        "devices": devices,
     }
+    if devices is not None:
+        body["devices"] = devices
     body.update(spec)
     return {
         "apiVersion": "resource.k8s.io/v1",
@@ -440,6 +442,47 @@ ROWS = [
                 ("spec.devices[0].capacity", "Invalid value", "the name must not be empty"),
             ],
         },
+    ),
+    Row(
+        "slice-duplicate-counter-sets",
+        f"after {SLICE_TEST} case 'duplicate-shared-counters'",
+        slice_with(
+            None,
+            sharedCounters=[
+                {"name": "gpu-0", "counters": {"memory": {"value": "1Gi"}}},
+                {"name": "gpu-0", "counters": {"memory": {"value": "1Gi"}}},
+            ],
+        ),
+        {
+            "1.34": [("spec.sharedCounters[1].name", "Duplicate value")],
+            "1.35": [("spec.sharedCounters[1]", "Duplicate value")],
+        },
+        gates={"DRAPartitionableDevices": True},
+    ),
+    Row(
+        "slice-duplicate-counter-consumption",
+        f"after {SLICE_TEST} case 'too-many-device-counter-consumption-for-device'",
+        slice_with(
+            [
+                device(
+                    "device-0",
+                    consumesCounters=[
+                        {"counterSet": "gpu-0", "counters": {"memory": {"value": "1Gi"}}},
+                        {"counterSet": "gpu-0", "counters": {"memory": {"value": "1Gi"}}},
+                    ],
+                )
+            ],
+        ),
+        {
+            # 1.34 also checks that a device consumes the counter sets of its own slice
+            "1.34": [
+                ("spec.devices[0].consumesCounters[1].counterSet", "Duplicate value"),
+                ("spec.devices[0].consumesCounters[0].counterSet", "Invalid value", NO_SET),
+                ("spec.devices[0].consumesCounters[1].counterSet", "Invalid value", NO_SET),
+            ],
+            "1.35": [("spec.devices[0].consumesCounters[1]", "Duplicate value")],
+        },
+        gates={"DRAPartitionableDevices": True},
     ),
     Row(
         "slice-too-many-taints-with-a-bad-one",
