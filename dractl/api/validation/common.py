@@ -41,16 +41,12 @@ def validate_slice(
     """Size first, then every item (see :attr:`Limits.items_beyond_max` for a list too long)."""
     if not isinstance(values, list):
         return []
-    oversize = _too_many(len(values), max_size, path)
-    if oversize and not limits.items_beyond_max:
+    if max_size is None or len(values) <= max_size:
+        return validate_items(values, check, path)
+    oversize = [too_many(path, len(values), max_size)]
+    if not limits.items_beyond_max:
         return oversize
     return oversize + validate_items(values, check, path)
-
-
-def _too_many(actual: int, max_size: int | None, path: Path) -> Errors:
-    if max_size is not None and actual > max_size:
-        return [too_many(path, actual, max_size)]
-    return []
 
 
 def validate_set(
@@ -70,7 +66,7 @@ def validate_set(
     if not isinstance(values, list):
         return []
     errs = validate_slice(values, max_size, check, path, limits)
-    if _too_many(len(values), max_size, path) and not limits.items_beyond_max:
+    if max_size is not None and len(values) > max_size and not limits.items_beyond_max:
         return errs
     seen: set[Hashable] = set()
     for i, value in enumerate(values):
@@ -95,12 +91,14 @@ def validate_map(
     limits: Limits,
 ) -> Errors:
     """Item errors are reported at ``map[key]`` (a long key shortened), key errors at the map
-    (from 1.35) or there too (1.34); either way they are located at the key itself."""
+    from 1.35 and at ``map[key]`` in 1.34; either way they are located at the key itself."""
     if not isinstance(values, dict):
         return []
-    errs = _too_many(len(values), max_size, path)
-    if errs and not limits.items_beyond_max:
-        return errs
+    errs: Errors = []
+    if max_size is not None and len(values) > max_size:
+        errs.append(too_many(path, len(values), max_size))
+        if not limits.items_beyond_max:
+            return errs
     for name, value in values.items():
         item_path = (*path, Key(truncate_if_too_long(name, truncate_key)))
         key_errors_at = item_path if limits.key_errors_at_key else path
