@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
-import json
 import re
 from collections.abc import Callable
 
@@ -22,11 +21,11 @@ from dractl.api.validation.formats import (
     name_is_dns_label,
     name_is_dns_subdomain,
 )
+from dractl.cel.urls import request_uri_error
 
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
 _DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
 
 
 def _valid_date(text: str) -> bool:
@@ -59,34 +58,12 @@ def _valid_base64(text: str) -> bool:
     return True
 
 
-def parse_request_uri_error(text: str) -> str | None:
-    """Go ``url.ParseRequestURI``'s error for the usual ways a request URI is wrong, else None."""
-    quoted = json.dumps(text, ensure_ascii=False)
-    if text == "":
-        return f"parse {quoted}: empty url"
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
-        return f"parse {quoted}: net/url: invalid control character in URL"
-    scheme, colon, rest = text.partition(":")
-    if colon and scheme == "":
-        return f"parse {quoted}: missing protocol scheme"
-    if not colon or not _SCHEME.match(scheme):
-        scheme, rest = "", text
-    if not rest.startswith("/"):
-        return None if scheme else f"parse {quoted}: invalid URI for request"
-    if rest.startswith("//"):
-        host = rest[2:].split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
-        for ch in host:
-            if ch in " \"<>\\^`{|}" or ord(ch) >= 0x80:
-                return f"parse {quoted}: invalid character {json.dumps(ch, ensure_ascii=False)} in host name"
-    return None
-
-
 def _message_if(valid: Callable[[str], bool], message: str) -> Callable[[str], list[str]]:
     return lambda text: [] if valid(text) else [message]
 
 
 def _uri(text: str) -> list[str]:
-    error = parse_request_uri_error(text)
+    error = request_uri_error(text)
     return [error] if error else []
 
 

@@ -44,7 +44,7 @@ class URL:
 
     @property
     def escaped_path(self) -> str:
-        if self.raw_path and not _PERCENT.search(self.raw_path) and _unescape(self.raw_path) == self.path:
+        if self.raw_path and _valid_encoded(self.raw_path) and _unescape(self.raw_path) == self.path:
             return self.raw_path
         if self.path == "*":
             return "*"
@@ -70,6 +70,12 @@ class URL:
             text += "//" + self.host
         text += self.escaped_path
         return text + (f"?{self.raw_query}" if self.raw_query else "")
+
+
+def _valid_encoded(raw_path: str) -> bool:
+    """Go's ``validEncoded(s, encodePath)``: every character may stand unescaped in a path."""
+    return not _PERCENT.search(raw_path) and all(
+        char.isascii() and (char.isalnum() or char in _PATH_SAFE + "[]%") for char in raw_path)
 
 
 def _split_host_port(host_port: str) -> tuple[str, str]:
@@ -164,6 +170,15 @@ def parse_url(raw: str) -> URL:
         except URLError as exc:
             raise URLError(f"URL parse error during conversion from string: parse {go_quote(text)}: {exc}") from None
     return parsed
+
+
+def request_uri_error(raw: str) -> str | None:
+    """``url.ParseRequestURI``'s error text for ``raw`` (None when it parses)."""
+    try:
+        _parse(raw, True)
+    except URLError as exc:
+        return f"parse {go_quote(raw)}: {exc}"
+    return None
 
 
 def is_url(raw: str) -> bool:

@@ -248,6 +248,31 @@ ROWS_1_36 += [
     ('format.named("byte").value().validate("aGVsbG8=").hasValue()', False, 35),
 ]
 
+# The Kubernetes url library.
+ROWS_1_36 += [
+    ('url("https://example.com:80/path?q=1").getScheme() == "https"', True, 6),
+    ('url("HTTPS://example.com:80/path?q=1").getScheme() == "https"', True, 6),
+    ('url("https://example.com:80/path?q=1").getHost() == "example.com:80"', True, 7),
+    ('url("https://example.com:80/path?q=1").getHostname() == "example.com"', True, 7),
+    ('url("https://[::1]:80/path").getHostname() == "::1"', True, 5),
+    ('url("https://example.com:80/path?q=1").getPort() == "80"', True, 6),
+    ('url("https://example.com/path").getPort() == ""', True, 4),
+    ('url("https://example.com:80/a%20b?q=1").getEscapedPath() == "/a%20b"', True, 6),
+    ('url("https://example.com/a b").getEscapedPath() == "/a%20b"', True, 5),
+    ('url("https://example.com/path?q=1&q=2").getQuery() == {"q": ["1","2"]}', True, 46),
+    ('url("https://example.com/path?a=1;b=2&c=3").getQuery() == {"c": ["3"]}', True, 46),
+    ('isURL("https://example.com")', True, 1),
+    ('isURL("not a url")', False, 1),
+    ('isURL("/relative")', True, 1),
+    ('url("bad url") == url("bad url")', ('error', 'URL parse error during conversion from string: parse "bad url": invalid URI for request'), 3),
+    ('url("https://a.b/x") == url("https://a.b/x")', True, 6),
+    ('url("mailto:me@x").getHost() == ""', True, 3),
+    ('url("/p?x=1").getQuery()["x"][0] == "1"', True, 5),
+    ('url(device.attributes["gpu.example.com"].model).getHost() == ""', ('error', 'URL parse error during conversion from string: parse "A100": invalid URI for request'), 12),
+    ('type(url("/relative/path")) == url', ('compile', "ERROR: <input>:1:32: undeclared reference to 'url' (in container '')"), None),
+    ('url(1).getHost() == ""', ('compile', "ERROR: <input>:1:4: found no matching overload for 'url' applied to '(int)'"), None),
+]
+
 # Libraries introduced after a release's compatibility version are not declared for new
 # expressions of that release (1.34: compatibility version 1.33, before cel-go's list extension).
 ROWS_1_34: list[tuple[str, object]] = [

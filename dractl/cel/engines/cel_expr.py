@@ -23,7 +23,7 @@ from google.protobuf import (
     struct_pb2,
 )
 
-from dractl.cel import messages, named_formats, network, regex
+from dractl.cel import messages, named_formats, network, regex, urls
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
 from dractl.cel.ast import CelType, CheckedAst, Rename, decode_checked, rename_calls
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
@@ -32,6 +32,8 @@ from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
 from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
+from dractl.cel.source_map import expression_line_column
+from dractl.cel.unsupported import LIBRARY_FUNCTIONS
 
 ENGINE_NAME = "cel-expr-python"
 _ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
@@ -63,6 +65,8 @@ def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
                         type_name=".google.protobuf.Struct")
         device.field.add(name=name, number=number, type=_Field.TYPE_MESSAGE, label=_Field.LABEL_REPEATED,
                          type_name=f".kubernetes.DRADevice.{entry.name}")
+    proto.message_type.add(name="URL").field.add(name="text", number=1, type=_Field.TYPE_STRING,
+                                                 label=_Field.LABEL_OPTIONAL)
     proto.message_type.add(name="NamedFormat").field.add(name="name", number=1, type=_Field.TYPE_STRING,
                                                          label=_Field.LABEL_OPTIONAL)
     if with_multi_allocations:
@@ -114,7 +118,7 @@ def semver_of_token(token: bytes) -> Semver:
 
 
 _TOKEN_TYPES = {b"q": "kubernetes.Quantity", b"s": "kubernetes.Semver", b"i": "net.IP", b"c": "net.CIDR",
-                b"f": "kubernetes.NamedFormat"}
+                b"f": "kubernetes.NamedFormat", b"u": "kubernetes.URL"}
 
 
 def token_type_name(token: bytes) -> str:
@@ -247,6 +251,8 @@ class _Library:
         if "k8s-lists" in libraries:
             decls.extend(_k8s_list_declarations())
         decls.extend(_network_declarations(libraries))
+        if "urls" in libraries:
+            decls.extend(_url_declarations())
         if "format" in libraries:
             decls.extend(_format_declarations())
         if "regex" in libraries:
@@ -502,7 +508,7 @@ _MAP_INSERT = cel.FunctionDecl("dractl.@mapInsert", [
 
 
 _GO_TYPES = {b"q"[0]: "cel.Quantity", b"s"[0]: "cel.Semver", b"i"[0]: "cel.IP", b"c"[0]: "cel.CIDR",
-             b"f"[0]: "cel.Format"}
+             b"f"[0]: "cel.Format", b"u"[0]: "cel.URL"}
 _ORDERED_TAGS = frozenset(b"qs")  # library values whose equality is by value, not by text
 
 
@@ -521,7 +527,11 @@ def _go_equal(left: Any, right: Any) -> bool:
         if left and left[0] in _GO_TYPES:
             if type(right) not in _BYTES_TYPES or right[:1] != left[:1]:
                 raise ValueError(_NO_SUCH_OVERLOAD)
-            return _compare(left, right) == 0 if left[0] in _ORDERED_TAGS else left == right
+            if left[0] in _ORDERED_TAGS:
+                return _compare(left, right) == 0
+            if left[:1] == b"u":  # cel-go compares URLs as they print
+                return str(_url_arg(left)) == str(_url_arg(right))
+            return left == right
         return type(right) in _BYTES_TYPES and not _library_value(right) and left == right
     if kind is bool or type(right) is bool:
         return kind is bool and type(right) is bool and left == right
@@ -906,7 +916,58 @@ _NETWORK_RUNTIME: dict[str, tuple[str, bool, int, Callable[..., Any]]] = {
 }
 _NETWORK_FUNCTIONS = frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback",
                                 "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "string", "cidr",
-                                "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked"})
+                                "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked", "url", "isURL",
+                                "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery"})
+
+
+# -- the Kubernetes url library (apiserver pkg/cel/library/urls.go): b"u" + the URL as Go prints it
+
+
+@functools.lru_cache(maxsize=4096)
+def _url_token(text: str) -> bytes:
+    try:
+        urls.parse_url(text)
+    except urls.URLError as exc:
+        raise ValueError(str(exc)) from None
+    return b"u" + text.encode()
+
+
+def _url_arg(value: Any) -> urls.URL:
+    if type(value) not in _BYTES_TYPES or value[:1] != b"u":
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return urls.parse_url(bytes(value[1:]).decode())
+
+
+def _is_url(text: Any) -> bool:
+    if type(text) is not str:
+        raise ValueError(_NO_SUCH_OVERLOAD)
+    return urls.is_url(text)
+
+
+_URL_RUNTIME: dict[str, tuple[str, bool, int, Callable[..., Any]]] = {
+    "string_to_url": ("dractl.url", False, 1, _url_token),
+    "is_url_string": ("dractl.isURL", False, 1, _is_url),
+    "url_get_scheme": ("dractl.getScheme", True, 1, lambda v: _url_arg(v).scheme),
+    "url_get_host": ("dractl.getHost", True, 1, lambda v: _url_arg(v).host),
+    "url_get_hostname": ("dractl.getHostname", True, 1, lambda v: _url_arg(v).hostname),
+    "url_get_port": ("dractl.getPort", True, 1, lambda v: _url_arg(v).port),
+    "url_get_escaped_path": ("dractl.getEscapedPath", True, 1, lambda v: _url_arg(v).escaped_path),
+    "url_get_query": ("dractl.getQuery", True, 1, lambda v: _url_arg(v).query()),
+}
+_NETWORK_RUNTIME.update(_URL_RUNTIME)
+
+
+def _url_declarations() -> list[Any]:
+    url = T("kubernetes.URL")
+    decls = [cel.FunctionDecl("url", [cel.Overload("string_to_url", url, [T.STRING])]),
+             cel.FunctionDecl("isURL", [cel.Overload("is_url_string", T.BOOL, [T.STRING])])]
+    for name, oid in (("getScheme", "url_get_scheme"), ("getHost", "url_get_host"),
+                      ("getHostname", "url_get_hostname"), ("getPort", "url_get_port"),
+                      ("getEscapedPath", "url_get_escaped_path")):
+        decls.append(cel.FunctionDecl(name, [cel.Overload(oid, T.STRING, [url], is_member=True)]))
+    decls.append(cel.FunctionDecl("getQuery", [cel.Overload(
+        "url_get_query", T.Map(T.STRING, T.List(T.STRING)), [url], is_member=True)]))
+    return decls
 
 
 def _network_declarations(libraries: frozenset[str]) -> list[Any]:
@@ -1012,7 +1073,8 @@ _IN_CONSTANT_LIST = cel.FunctionDecl("dractl.@in_constant_list", [
 #: Functions the runtime environment implements under another name than the checker's, so
 #: that their implementations do not collide with cel-cpp's declarations of the same name.
 _RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
-_LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR")
+_LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR", "kubernetes.URL",
+                       "kubernetes.NamedFormat")
 _K8S_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "charAt", "substring"})
 
 
@@ -1069,8 +1131,28 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
     return renames
 
 
+def _refuse_private_type_names(ast: CheckedAst, expression: str) -> None:
+    """The library types are messages of this engine's descriptor pool, so their names resolve
+    as type literals; upstream's do not (``kubernetes`` is undeclared)."""
+    for node in ast.root.walk():
+        reference = ast.references.get(node.id, "")
+        if node.kind != "ident" or not reference.startswith("kubernetes."):
+            continue
+        if reference == "kubernetes.DRADevice":
+            detail = "program instantiation failed: reference to undefined type: kubernetes.DRADevice"
+            raise CelCompileError(detail, [CelError(detail)], kind="internal")
+        offset = ast.positions.get(node.id, 0)
+        start = expression.rfind("kubernetes", 0, offset + 1)
+        line, column = expression_line_column(expression, max(start, 0))
+        err = CelError("undeclared reference to 'kubernetes' (in container '')", line, column)
+        issues = [(err, messages.snippet_for(expression, line, column))]
+        raise CelCompileError("compilation failed: " + messages.format_issues(issues), [err])
+
+
 class CelExprEngine:
     name = ENGINE_NAME
+    #: Every library of upstream's environment is declared here (see unsupported.py).
+    implemented_libraries = frozenset(LIBRARY_FUNCTIONS)
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -1140,6 +1222,7 @@ class CelExprEngine:
         output_type = _output_type_name(checked.return_type())
         serialized = checked.serialize()
         ast = decode_checked(serialized)
+        _refuse_private_type_names(ast, expression)
         runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast)))
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,

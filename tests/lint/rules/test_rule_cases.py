@@ -7,7 +7,7 @@ A case file::
     - name: what the case shows
       files: {claim.yaml: "<manifest>", ...}    # linted together, as one set
       context: {cluster.yaml: "<manifest>"}     # optional: --context files
-      settings: {kubernetes_version: "1.34", feature_gates: "...", require_classes: true}
+      settings: {kubernetes_version: "1.34", feature_gates: "...", require_classes: true, cel_engine: cel-python}
       select: [DRA3]                            # optional: other rules or prefixes
       expect:                                   # every diagnostic, in any order
       - 'claim.yaml:9:27: warning DRA301: DeviceClass "gpu.exmaple.com"'
@@ -83,6 +83,7 @@ def run_case(case: Case) -> LintResult:
         ),
         select=tuple(case.spec.get("select") or [case.rule]),
         require_classes=bool(options.get("require_classes", False)),
+        cel_engine=options.get("cel_engine"),
     )
     context = case.spec.get("context")
     return lint(load_files(case.spec["files"]), settings, load_files(context) if context else None)
