@@ -29,6 +29,7 @@ from dractl.cel.engines.celpy_values import (
     register_library_type,
     type_name,
 )
+from dractl.cel.formats import FORMATS, NamedFormat
 from dractl.cel.network import CIDR, IP, NetworkError, is_canonical_ip, parse_cidr, parse_ip
 from dractl.cel.urls import URL, URLError, is_url, parse_url
 
@@ -434,6 +435,7 @@ CONVERSIONS: dict[str, Function] = {"int": to_int, "uint": to_uint, "double": to
 register_library_type(URL, "kubernetes.URL")
 register_library_type(IP, "net.IP")
 register_library_type(CIDR, "net.CIDR")
+register_library_type(NamedFormat, "kubernetes.NamedFormat")
 
 
 def _from_string(parse: Callable[[str], Any], error: type[Exception]) -> Function:
@@ -523,7 +525,29 @@ def _query(value: URL) -> Any:
     return ct.MapType({ct.StringType(k): ct.ListType(ct.StringType(v) for v in vs) for k, vs in value.query().items()})
 
 
+def _format_named(name: Any) -> Any:
+    if not isinstance(name, str):
+        return failure(NO_SUCH_OVERLOAD)
+    found = FORMATS.get(str(name))
+    return NONE if found is None else CelOptional(found, True)
+
+
+def _validate(named: Any, text: Any) -> Any:
+    if not isinstance(named, NamedFormat) or not isinstance(text, str):
+        return failure(NO_SUCH_OVERLOAD)
+    errors = named.validate(str(text))
+    return CelOptional(ct.ListType(ct.StringType(e) for e in errors), True) if errors else NONE
+
+
+def _constant_format(named: NamedFormat) -> Function:
+    return lambda: named
+
+
 NETWORK_FUNCTIONS: dict[str, dict[str, Function]] = {
+    "format": {
+        "format.named": _format_named, "validate": _validate,
+        **{f"format.{name}": _constant_format(named) for name, named in FORMATS.items()},
+    },
     "urls": {
         "url": _from_string(parse_url, URLError), "isURL": _test_string(is_url),
         "getScheme": _getter(URL, lambda u: ct.StringType(u.scheme)),

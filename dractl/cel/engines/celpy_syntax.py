@@ -18,6 +18,7 @@ import lark
 
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelError
+from dractl.cel.formats import FORMATS
 
 #: Comprehension macros: per number of arguments, how many of them name variables.
 MACROS: dict[str, dict[int, int]] = {
@@ -44,6 +45,7 @@ S = "kubernetes.Semver"
 U = "kubernetes.URL"
 IPT = "net.IP"
 CIDRT = "net.CIDR"
+NF = "kubernetes.NamedFormat"
 _STR = "string"
 #: Overloads upstream declares, as (receiver style, parameter types, result type); the receiver
 #: is the first parameter. ``None`` stands for dyn (any argument, result unknown).
@@ -108,6 +110,8 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
     "containsIP": [(True, (CIDRT, IPT), "bool"), (True, (CIDRT, _STR), "bool")],
     "containsCIDR": [(True, (CIDRT, CIDRT), "bool"), (True, (CIDRT, _STR), "bool")],
     "prefixLength": [(True, (CIDRT,), "int")], "masked": [(True, (CIDRT,), CIDRT)],
+    "format.named": [(False, (_STR,), None)], "validate": [(True, (NF, _STR), None)],
+    **{f"format.{name}": [(False, (), NF)] for name in FORMATS},
     "optional.of": [(False, (None,), None)],
     "optional.none": [(False, (), None)],
     "optional.ofNonZeroValue": [(False, (None,), None)],
@@ -119,7 +123,8 @@ SIGNATURES: dict[str, list[tuple[bool, tuple[str | None, ...], str | None]]] = {
 #: Functions whose name has a namespace (``optional.of(x)``, ``sets.contains(a, b)``).
 NAMESPACED_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "optional.unwrap",
                                   "lists.range", "sets.contains", "sets.equivalent", "sets.intersects",
-                                  "ip.isCanonical", "strings.quote"})
+                                  "ip.isCanonical", "strings.quote", "format.named",
+                                  *(f"format.{name}" for name in FORMATS)})
 _OPTIONAL_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "orValue",
                                  "value", "or"})
 # Types whose element types this checker does not track: they match what they are, but an
@@ -149,6 +154,7 @@ _LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
                        "getQuery"}),
     "ip": frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
                      "isLinkLocalUnicast", "isGlobalUnicast"}),
+    "format": frozenset({"format.named", "validate", *(f"format.{name}" for name in FORMATS)}),
     "cidr": frozenset({"cidr", "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked", "ip"}),
 }
 #: cel-go's string extension (version 2 and later), declared in every DRA environment.
