@@ -187,12 +187,3 @@ def is_url(raw: str) -> bool:
     except URLError:
         return False
     return True
-
-
-def request_uri_error(raw: str) -> str | None:
-    """``url.ParseRequestURI(raw)``'s error text, or None when it parses."""
-    try:
-        _parse(raw, True)
-    except URLError as exc:
-        return f"parse {go_quote(raw)}: {exc}"
-    return None
