@@ -21,9 +21,9 @@ as the scheduler scores them.
 
 from __future__ import annotations
 
-import copy
+import itertools
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,7 +32,7 @@ from dractl.explain.inputs import (
     POD_CLAIM_NAME_ANNOTATION,
     AllocationUnit,
     ClaimInput,
-    claim_from_template,
+    generated_claim_name,
 )
 
 if TYPE_CHECKING:
@@ -253,8 +253,7 @@ def replica_unit(workload: Workload, index: int, shared: dict[str, ClaimInput]) 
     preallocated = list(workload.unit.preallocated)
     for claim in workload.unit.claims:
         if claim.template is not None:
-            entry = claim.data["metadata"]["annotations"][POD_CLAIM_NAME_ANNOTATION]
-            claims.append(claim_from_template(claim.source, pod, entry))
+            claims.append(_renamed(claim, pod))
         elif claim.qualified_name in shared:
             preallocated.append(shared[claim.qualified_name])
         else:
@@ -267,9 +266,17 @@ def replica_unit(workload: Workload, index: int, shared: dict[str, ClaimInput]) 
     )
 
 
+def _renamed(claim: ClaimInput, pod: str) -> ClaimInput:
+    """The claim the controller makes from the same template for another pod (claims are read,
+    never changed: the spec is shared)."""
+    name = generated_claim_name(pod, claim.data["metadata"]["annotations"][POD_CLAIM_NAME_ANNOTATION])
+    data = {**claim.data, "metadata": {**claim.data["metadata"], "name": name}}
+    return ClaimInput(claim.namespace, name, data, claim.source, claim.template)
+
+
 def with_allocation(claim: ClaimInput, allocation: dict[str, Any]) -> ClaimInput:
-    data = copy.deepcopy(claim.data)
-    data["status"] = {"allocation": allocation}
+    """The claim with `status.allocation` (the rest shared with `claim`)."""
+    data = {**claim.data, "status": {"allocation": allocation}}
     return ClaimInput(claim.namespace, claim.name, data, claim.source, claim.template)
 
 
@@ -282,7 +289,7 @@ def place(
 ) -> WorkloadResult:
     """Places the replicas one after another until all are placed or one fits nowhere; each
     replica's claims are then in use (through the allocator's allocated claims) for the next."""
-    from dractl.explain.run import UnitResult
+    from dractl.explain.run import UnitResult, natural_key
 
     result = WorkloadResult(workload, placement, [])
     per_node: Counter[str] = Counter()
@@ -290,17 +297,23 @@ def place(
     full: set[str] = set()  # nodes where a replica did not fit: no later one will
     previous: str | None = None
     limit = REPLICAS_MAX if workload.count is None else workload.count
+    in_order = sorted(nodes, key=lambda n: natural_key(n.name))  # node-2 before node-10
+    open_nodes, known_full = in_order, 0  # the nodes not in `full` (kept for many replicas)
     for index in range(limit):
         unit = replica_unit(workload, index, shared)
-        candidates = [workload.daemon_nodes[index]] if workload.daemon_nodes is not None else list(nodes)
+        if workload.daemon_nodes is not None:
+            candidates = [workload.daemon_nodes[index]]
+            untried = [n for n in candidates if n.name not in full]
+        else:
+            candidates, untried = in_order, open_nodes
         if workload.focus and index == limit - 1:
             result.explained, result.explained_index = UnitResult(unit, evaluate(unit, candidates, True)), index
             break
         # Replicas after the first have the same claims, and every placed one takes devices:
         # a node that had no room has none later (the first may also allocate a shared claim).
-        remember = index > 0
-        chosen = _choose(unit, [n for n in candidates if n.name not in full], evaluate, placement,
-                         previous, per_node, full if remember else set())
+        chosen = _choose(unit, untried, evaluate, placement, previous, per_node, full if index > 0 else set())
+        if len(full) != known_full:
+            open_nodes, known_full = [n for n in open_nodes if n.name not in full], len(full)
         if chosen is None:
             # Fits nowhere: now every node's explanation, with the trace.
             result.explained, result.explained_index = UnitResult(unit, evaluate(unit, candidates, True)), index
@@ -329,21 +342,27 @@ def _choose(
     full: set[str],
 ) -> NodeResult | None:
     """The node the replica gets, or None when it fits on none of `nodes`; nodes it does not
-    fit on go into `full`. Nodes are tried in the policy's order (pack: the previous replica's
-    node first; spread: those with fewer replicas first; then in natural order) without a trace,
+    fit on go into `full`. Nodes (in natural order) are tried in the policy's order (pack: the
+    previous replica's node first; spread: those with fewer replicas first) without a trace,
     and the first that fits wins, unless firstAvailable requests make some nodes better: then
     every node is tried and those where the requests got earlier subrequests win, as the
     scheduler's scoring prefers them."""
-    from dractl.explain.run import _subrequest_ranks, natural_key
+    from dractl.explain.run import _subrequest_ranks
 
-    def preference(name: str) -> tuple[Any, ...]:
-        first = name != previous if placement == "pack" else per_node[name]
-        return (first, natural_key(name))
+    def preference(name: str) -> bool | int:
+        return name != previous if placement == "pack" else per_node[name]
 
     ranks = _subrequest_ranks(unit.claims)
     ranked = any(ranks)
     fitting: list[NodeResult] = []
-    for node in sorted(nodes, key=lambda n: preference(n.name)):
+    # `nodes` are in natural order, which the (stable) sort and min() keep among equals.
+    if placement == "pack":
+        # Lazily: the first node that fits ends the walk.
+        order: Iterable[NodeInfo] = itertools.chain(
+            (n for n in nodes if n.name == previous), (n for n in nodes if n.name != previous))
+    else:
+        order = sorted(nodes, key=lambda n: per_node[n.name])
+    for node in order:
         (attempt,) = evaluate(unit, [node], False)
         if attempt.allocated:
             if not ranked:
@@ -353,7 +372,7 @@ def _choose(
             full.add(node.name)
     if not fitting:
         return None
-    return min(fitting, key=lambda r: (preference(r.node)[0], r.fallbacks(ranks), natural_key(r.node)))
+    return min(fitting, key=lambda r: (preference(r.node), r.fallbacks(ranks)))
 
 
 def _commit(
