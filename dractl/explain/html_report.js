@@ -98,8 +98,9 @@
   function shown(s) { return s.split(TOKEN).join("\u2039node\u203a"); }
   function number(n) { return n.toLocaleString("en-US"); }
   function plural(n, word) { return number(n) + " " + word + (n === 1 ? "" : "s"); }
-  function deviceId(column, node) {
-    return [column.driver, column.pool, column.device].join("/").split(TOKEN).join(node);
+  function deviceId(group, column, node) {
+    var id = [column.driver, column.pool, column.device].join("/");
+    return group.literal ? id : id.split(TOKEN).join(node);
   }
 
   // Node name filter: a substring, or a glob with * and ?; case-insensitive.
@@ -322,7 +323,7 @@
     var member = r.members[0], group = this.unit.groups[member.group], node = member.nodes[0];
     var cell = group.cells.filter(function (c) { return c[0] === col; })[0];
     var others = r.count - 1;
-    tip.textContent = deviceId(this.unit.columns[col], node) + "\n" + categories[cell[1]].label + "\n" + text(group, cell[2], node) +
+    tip.textContent = deviceId(group, this.unit.columns[col], node) + "\n" + categories[cell[1]].label + "\n" + text(group, cell[2], node) +
       "\nnode " + node + (others ? " (and " + plural(others, "more node") + " in this row; click for all)" : "");
     tip.style.display = "block";
     var x = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
@@ -368,7 +369,7 @@
     var table = el("table", null, el("tr", null, el("th", { text: "device" }), el("th", { text: "state" }), el("th", { text: "why" })));
     group.cells.forEach(function (c) {
       table.appendChild(el("tr", { "data-category": c[1] },
-        el("td", { class: "mono", text: deviceId(u.columns[c[0]], node) }),
+        el("td", { class: "mono", text: deviceId(group, u.columns[c[0]], node) }),
         el("td", { class: "state" }, el("span", { class: "swatch", style: "background:" + categories[c[1]].colour }), " " + categories[c[1]].label),
         el("td", { class: "text", text: text(group, c[2], node) })));
     });

@@ -14,6 +14,7 @@ the same colours form one row of the picture.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -182,6 +183,19 @@ def _normalized(text: str, node: str) -> str:
     return text.replace(node, NODE_TOKEN) if node else text
 
 
+def _strings(value: Any) -> Iterator[str]:
+    """Every string (keys too) in JSON-like data."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
 def _in_strings(value: Any, node: str) -> Any:
     """`value` with the node's name replaced in every string (keys too) by the placeholder."""
     if isinstance(value, str):
@@ -219,7 +233,7 @@ def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[
         literal = any(
             NODE_TOKEN in text
             for text in (reason, *details.values(), *(part for d in cells for part in d.id))
-        ) or (allocations is not None and NODE_TOKEN in json.dumps(allocations))
+        ) or any(NODE_TOKEN in text for text in _strings(allocations))
 
         def norm(text: str, node: str = node, literal: bool = literal) -> str:
             return text if literal else _normalized(text, node)
@@ -339,8 +353,9 @@ def render_html(explanation: Explanation) -> str:
     from html import escape
 
     data = json.dumps(report_data(explanation), ensure_ascii=False, separators=(",", ":"))
-    # Inside <script> only "</" could end the element early; "<\/" means the same in JSON.
-    data = data.replace("</", "<\\/")
+    # Inside <script>, "</script" ends the element and "<!--" changes how the rest is read; in
+    # JSON "<" appears only inside strings, where "\u003c" means the same.
+    data = data.replace("<", "\\u003c")
     titles = "; ".join(unit.unit.title for unit in explanation.units)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -189,11 +189,13 @@ def test_script_cannot_end_early() -> None:
     docs = gpu_cluster(3)
     docs[-1]["metadata"]["name"] = "x"
     docs[-1]["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]["cel"]["expression"] = (
-        'device.attributes["gpu.example.com"].model == "</script><b>"'
+        'device.attributes["gpu.example.com"].model == "<!--<script></script><b>"'
     )
     page = render_html(run(docs))
     assert page.count("</script>") == 2  # the data's and the code's, nothing inside the data
-    assert "<\\/script><b>" in page
+    embedded = page.split('<script type="application/json" id="dractl-data">')[1].split("</script>")[0]
+    assert "<" not in embedded
+    assert any('"<!--<script></script><b>"' in text for text in json.loads(embedded)["strings"])
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "yaml", "html"])
@@ -205,3 +207,17 @@ def test_output_file_holds_what_stdout_would(run_dractl, tmp_path: Path, output_
     assert (written.returncode, written.stdout, written.stderr) == (1, "", "")
     assert printed.returncode == 1
     assert target.read_text() == printed.stdout
+
+
+def test_a_node_whose_texts_hold_the_placeholder_keeps_them_as_they_are() -> None:
+    docs = gpu_cluster(6)
+    slice_of_node_1 = next(d for d in docs if d["metadata"]["name"] == "node-1-gpus")
+    slice_of_node_1["spec"]["devices"][0]["name"] = f"gpu-{NODE_TOKEN}"
+    explanation = run(docs)
+    data = report_data(explanation)
+    (unit,) = data["units"]
+    groups = {tuple(g["nodes"]): g for g in unit["groups"]}
+    assert list(groups) == [("node-1",), ("node-2", "node-4", "node-5"), ("node-0", "node-3")]
+    assert groups[("node-1",)]["literal"] and not groups[("node-2", "node-4", "node-5")]["literal"]
+    (node_1,) = [n for n in to_data(explanation)["nodes"] if n["name"] == "node-1"]
+    assert data["allocations"][groups[("node-1",)]["allocations"]] == node_1["allocations"]
