@@ -273,6 +273,30 @@ ROWS_1_36 += [
     ('url(1).getHost() == ""', ('compile', "ERROR: <input>:1:4: found no matching overload for 'url' applied to '(int)'"), None),
 ]
 
+# cel-go's two-variable exists_one, lists.range of a negative count, orderings of two values
+# whose types only the device knows, library type names that upstream does not declare.
+ROWS_1_36 += [
+    ('[1, 0, 2, 3, 5].exists_one(i, v, i == 0)', True, 32),
+    ('[1, 0, 2].exists_one(x, x == 0)', True, 24),
+    ('{"a": 1}.exists_one(k, v, v == 1)', True, 36),
+    ('[1, 0, 2, 3, 5].exists_one(i, v, i == "a")', ('compile', "ERROR: <input>:1:36: found no matching overload for '_==_' applied to '(int, string)'"), None),
+    ('["a,b", "c"].exists_one(i, v, v == "a,b")', True, 20),
+    ('lists.range(-1).size() == 0', True, 13),
+    ('lists.range(3) == [0, 1, 2]', True, 25),
+    ('device.attributes["gpu.example.com"].driverVersion > device.attributes["gpu.example.com"]["driverVersion"]', ('error', 'no such overload: _>_'), 15),
+    ('device.attributes["gpu.example.com"].driverVersion < device.attributes["gpu.example.com"].driverVersion', ('error', 'no such overload: _<_'), 15),
+    ('device.attributes["gpu.example.com"].cores > device.attributes["gpu.example.com"].big', False, 15),
+    ('device.attributes["gpu.example.com"].model < device.attributes["gpu.example.com"].uni', True, 15),
+    ('device.attributes["gpu.example.com"].model < device.attributes["gpu.example.com"].cores', ('error', 'no such overload'), 15),
+    ('device.attributes["gpu.example.com"].cores >= 100', True, 5),
+    ('dyn(1) < dyn(1.5)', True, 3),
+    ('type(quantity("1")) == kubernetes.Quantity', ('compile', "ERROR: <input>:1:24: undeclared reference to 'kubernetes' (in container '')"), None),
+    ('type(semver("1.0.0")) == kubernetes.Semver', ('compile', "ERROR: <input>:1:26: undeclared reference to 'kubernetes' (in container '')"), None),
+    ('kubernetes.DRADevice == type(device)', ('compile', 'program instantiation failed: reference to undefined type: kubernetes.DRADevice'), None),
+    ('type(url("http://user@host:8080/a%20b")) == kubernetes.URL', ('compile', "ERROR: <input>:1:45: undeclared reference to 'kubernetes' (in container '')"), None),
+    ('type(1) == int', True, 1844674407370955266),
+]
+
 # Libraries introduced after a release's compatibility version are not declared for new
 # expressions of that release (1.34: compatibility version 1.33, before cel-go's list extension).
 ROWS_1_34: list[tuple[str, object]] = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -1062,6 +1063,34 @@ def _format_runtime() -> list[Any]:
     return decls
 
 
+def _lists_range(count: Any) -> list[int]:
+    _need_int(count)
+    return list(range(count)) if count > 0 else []  # cel-cpp fails to reserve a negative size
+
+
+def _go_ordering(operator: str, wanted: Callable[[int], bool]) -> Callable[[Any, Any], bool]:
+    """An ordering of two operands whose static types say nothing: a library value on the left
+    has no ordering (``no such overload: _<_``), mismatched types have none either."""
+    def call(left: Any, right: Any) -> bool:
+        if _library_value(left):
+            raise ValueError(f"{_NO_SUCH_OVERLOAD}: {operator}")
+        result = _go_compare(left, right) if _orderable(left) and _orderable(right) else None
+        if result is None:
+            raise ValueError(_NO_SUCH_OVERLOAD)
+        return wanted(result)
+    return call
+
+
+_ORDERING_TESTS: dict[str, Callable[[int], bool]] = {
+    "_<_": lambda r: r < 0, "_<=_": lambda r: r <= 0, "_>_": lambda r: r > 0, "_>=_": lambda r: r >= 0}
+_ORDERING_RUNTIME = [
+    cel.FunctionDecl(f"dractl.@{name}", [cel.Overload(f"dractl_ordering_{index}", T.BOOL, [T.DYN, T.DYN],
+                                                      impl=_go_ordering(name, test))])
+    for index, (name, test) in enumerate(_ORDERING_TESTS.items())]
+_LISTS_RANGE = cel.FunctionDecl("dractl.lists.range", [
+    cel.Overload("dractl_lists_range", T.DYN, [T.DYN], impl=_lists_range)])
+
+
 _EQUALITY = cel.FunctionDecl("dractl.@equals", [
     cel.Overload("dractl_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_equal)])
 _NOT_EQUAL = cel.FunctionDecl("dractl.@not_equals", [
@@ -1072,7 +1101,7 @@ _IN_CONSTANT_LIST = cel.FunctionDecl("dractl.@in_constant_list", [
 
 #: Functions the runtime environment implements under another name than the checker's, so
 #: that their implementations do not collide with cel-cpp's declarations of the same name.
-_RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert"}
+_RUNTIME_NAMES = {"cel.@mapInsert": "dractl.@mapInsert", "lists.range": "dractl.lists.range"}
 _LIBRARY_TYPE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR", "kubernetes.URL",
                        "kubernetes.NamedFormat")
 _K8S_LIST_FUNCTIONS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "charAt", "substring"})
@@ -1086,6 +1115,10 @@ def _may_hold_library_value(kind: CelType | None) -> bool:
         return any(_may_hold_library_value(param) for param in kind.params)
     return kind.kind in ("dyn", "any", "type_param", "error") or (
         kind.kind == "message" and kind.name in _LIBRARY_TYPE_NAMES)
+
+
+def _unknown_scalar(kind: CelType | None) -> bool:
+    return kind is None or kind.kind in ("dyn", "any", "type_param")
 
 
 def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
@@ -1119,6 +1152,10 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
             runtime_name = _k8s_list_runtime_name(name, ast.overloads.get(node.id, []))
             if runtime_name is not None:
                 renames[node.id] = runtime_name
+        elif name in _ORDERING_TESTS and len(node.args) == 2:
+            left, right = (types.get(arg.id) for arg in node.args)
+            if _unknown_scalar(left) and _unknown_scalar(right):
+                renames[node.id] = f"dractl.@{name}"
         elif name in ("_==_", "_!=_", "@in") and len(node.args) == 2:
             left, right = (types.get(arg.id) for arg in node.args)
             if not (_may_hold_library_value(left) or "kubernetes.Quantity" in f"{left}{right}"):
@@ -1129,6 +1166,48 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
             else:
                 renames[node.id] = "dractl.@equals" if name == "_==_" else "dractl.@not_equals"
     return renames
+
+
+_EXISTS_ONE = re.compile(r"\bexists_one\(")
+
+
+def _two_variable_exists_one(expression: str) -> str:
+    """cel-go also spells the two-variable ``existsOne`` macro ``exists_one``; cel-cpp knows only
+    the one-variable ``exists_one``. The three-argument form is respelled ``existsOne (``: same
+    length, so every position stays the author's."""
+    if "exists_one" not in expression:
+        return expression
+    text = expression
+    for match in _EXISTS_ONE.finditer(expression):
+        if _top_level_arguments(expression, match.end()) == 3:
+            text = text[:match.start()] + "existsOne (" + text[match.end():]
+    return text
+
+
+def _top_level_arguments(text: str, start: int) -> int:
+    """The number of arguments of the call whose ``(`` ends before ``start``."""
+    depth, count, quote, index = 0, 1, "", start
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif text.startswith(quote, index):
+                index += len(quote) - 1
+                quote = ""
+        elif char in "\"'":
+            quote = text[index:index + 3] if text[index:index + 3] in ('"""', "'''") else char
+            index += len(quote) - 1
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return count
+            depth -= 1
+        elif char == "," and depth == 0:
+            count += 1
+        index += 1
+    return count
 
 
 def _refuse_private_type_names(ast: CheckedAst, expression: str) -> None:
@@ -1169,7 +1248,8 @@ class CelExprEngine:
                         cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
                                                           *_k8s_list_runtime(), *_network_runtime(),
-                                                          *_strings_runtime(), *_format_runtime()])],
+                                                          *_strings_runtime(), *_format_runtime(),
+                                                          *_ORDERING_RUNTIME, _LISTS_RANGE])],
         )
 
     def _checker(self, environment: Environment) -> Any:
@@ -1210,10 +1290,14 @@ class CelExprEngine:
 
     def compile(self, expression: str, environment: Environment) -> _CelExprProgram:
         checker = self._checker(environment)
+        source = _two_variable_exists_one(expression) if "two-var-comprehensions" in environment.libraries \
+            else expression
         try:
-            checked = checker.compile(expression)
+            checked = checker.compile(source)
         except RuntimeError as exc:
             issues = messages.parse_issues(str(exc), expression)
+            if source != expression:  # snippets of the author's text
+                issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err, _ in issues]
             if not issues:
                 raise CelCompileError(f"compilation failed: {messages.strip_status(str(exc))}",
                                       [CelError(messages.strip_status(str(exc)))]) from None
