@@ -836,6 +836,139 @@ def _random(g: Gen) -> str:
     return text
 
 
+def _error_absorption(g: Gen) -> str:
+    """Errors inside logical operators, conditionals and comprehensions: absorbed or not, and
+    which of two errors is reported."""
+    r = g.r
+    bad = r.choice((g.attr(domain=MISSING_DOMAIN), f"{g.attr('int')} / 0 == 1", f"{g.attr('string')}.size() == 1",
+                    "device.attributes[" + _quote(DRIVER) + "].missing == 1", f"int({_quote('x')}) == 1"))
+    other = r.choice((f"{g.attr('int')} > 0", "device.attributes[" + _quote(OTHER_DOMAIN) + "].zone == 'a'",
+                      g.attr("bool")))
+    return r.choice((
+        f"{bad} || true",
+        f"true || {bad}",
+        f"{bad} && false",
+        f"false && {bad}",
+        f"{bad} || {other}",
+        f"{other} && {bad}",
+        f"{bad} || {bad.replace('missing', 'absent')}",
+        f"!({bad})",
+        f"({bad}) ? true : false",
+        f"{other} ? true : ({bad})",
+        "[0, 1].exists(x, 1 / x == 1)",
+        "[0, 1].all(x, 1 / x == 1)",
+        "[1, 0].all(x, 1 / x == 2)",
+        "[0, 1].exists_one(x, 1 / x == 1)",
+        "[0, 2].map(x, 4 / x).size() == 2",
+        "[0, 2].filter(x, 4 / x > 1).size() == 1",
+        f"({bad}) == ({bad})",
+        f"[{bad}, true].exists(x, x)",
+        f"has(device.attributes[{_quote(MISSING_DOMAIN)}].model) || true",
+        f"device.attributes[{_quote(MISSING_DOMAIN)}].model == 1 && device.attributes[{_quote(OTHER_DOMAIN)}].absent == 1",
+    ))
+
+
+def _cost(g: Gen) -> str:
+    """Expressions whose estimated or actual cost is large: nested comprehensions, string
+    functions on attributes of unknown size, ranges; some beyond the runtime limit."""
+    r = g.r
+    n = r.choice((10, 100, 1000, 2000))
+    s = g.attr("string")
+    return r.choice((
+        f"lists.range({n}).all(i, lists.range({n}).all(j, i != j || i == j))",
+        f"lists.range({n}).map(i, i * 2).sum() > 0",
+        f"lists.range({n}).exists(i, i == {n - 1})",
+        "device.attributes.all(d, device.attributes[d].all(k, k.size() < 100))",
+        f"device.attributes[{_quote(DRIVER)}].all(k, device.attributes[{_quote(DRIVER)}].all(j, k.size() >= 0))",
+        f"{s}.matches('^(a|b)*$') && {s}.contains('x')",
+        f"{s}.split(',').all(p, p.size() > 0)",
+        f"{s}.replace('a', 'bb').replace('b', 'cc').size() > 0",
+        f"{s} + {s} + {s} == 'x'",
+        f"{s}.findAll('.').size() > 0",
+        f"[{s}, {s}].join(',').size() > 0",
+        f"{s}.lowerAscii().upperAscii().trim().size() > 0",
+        "lists.range(20).map(i, 'x').join('').size() == 20",
+        f"lists.range({n}).sortBy(x, -x)[0] >= 0",
+        f"lists.range({n}).distinct().size() == {n}",
+        f"{g.int_list()}.map(x, {g.int_list()}.map(y, x * y)).size() >= 0",
+        "device.capacity.all(d, device.capacity[d].all(n, device.capacity[d][n].isGreaterThan(quantity('0'))))",
+        f"strings.quote({s}).size() > 0 && {s}.format([]) != ''",
+        f"cel.bind(l, lists.range({n}), l.all(i, l.exists(j, j == i)))",
+    ))
+
+
+def _time(g: Gen) -> str:
+    r = g.r
+    ts = _quote(r.choice(("2024-02-29T12:34:56Z", "1970-01-01T00:00:00Z", "2024-01-01T00:00:00+05:30",
+                          "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2024-13-01T00:00:00Z", "x")))
+    dur = _quote(r.choice(("1s", "1h30m", "-1.5s", "1ms", "1us", "1ns", "1.5h", "315576000000s", "1d", "x", "0")))
+    getter = r.choice(("getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
+                       "getHours", "getMinutes", "getSeconds", "getMilliseconds"))
+    return r.choice((
+        f"timestamp({ts}).{getter}() {g.cmp()} {r.randint(0, 60)}",
+        f"timestamp({ts}).{getter}({_quote(r.choice(('UTC', 'America/New_York', '+05:00', 'Nope/Zone')))}) >= 0",
+        f"duration({dur}).{r.choice(('getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'))}() {g.cmp()} {r.randint(0, 90)}",
+        f"timestamp({ts}) + duration({dur}) > timestamp({ts})",
+        f"timestamp({ts}) - timestamp('1970-01-01T00:00:00Z') > duration('0s')",
+        f"timestamp('9999-12-31T23:59:59Z') + duration({dur}) > timestamp('2024-01-01T00:00:00Z')",
+        f"duration({dur}) + duration({dur}) {g.cmp()} duration('1h')",
+        f"timestamp({r.choice(('0', '-1', '253402300800', '1700000000'))}) > timestamp('1970-01-01T00:00:00Z')",
+        f"int(timestamp({ts})) > 0",
+        f"string(timestamp({ts})) != ''",
+        f"string(duration({dur})) == {_quote(r.choice(('1s', '5400s', '-1.5s')))}",
+        f"duration({dur}) == duration({_quote(r.choice(('60m', '1h', '1s', '1000ms')))})",
+        f"[duration({dur}), duration('1s')].max() >= duration('1s')",
+        f"type(timestamp({ts})) == google.protobuf.Timestamp",
+    ))
+
+
+def _strings_format(g: Gen) -> str:
+    r = g.r
+    verb = r.choice(("%s", "%d", "%f", "%.2f", "%.0f", "%e", "%x", "%X", "%o", "%b", "%%", "%q", "%v", "%5d", "%-3s", "%"))
+    arg = r.choice(("1", "-7", "1u", "1.5", "-0.0", "double('NaN')", "double('inf')", "true", "'a'", "'日本'", "b'ab'",
+                    "[1, 'a']", "{'k': 1}", "null", "duration('1h')", "timestamp('2024-01-01T00:00:00Z')",
+                    "quantity('1Gi')", "semver('1.0.0')", "9223372036854775807", "[]", g.attr('string'), g.attr('int'),
+                    g.attr('version')))
+    return r.choice((
+        f"{_quote(verb)}.format([{arg}]) != ''",
+        f"{_quote(verb)}.format([{arg}]) == {_quote(r.choice(('1', 'a', '1.50', '0x1', '1e+00', 'true')))}",
+        f"{_quote(verb + ' ' + verb)}.format([{arg}]) != ''",
+        f"{_quote(verb)}.format([{arg}, {arg}]) != ''",
+        f"{_quote('%s')}.format({arg}) != ''",
+        f"'%s and %d'.format([{g.attr('string')}, {g.attr('int')}]).size() > 0",
+    ))
+
+
+def _maps_equality(g: Gen) -> str:
+    r = g.r
+    m = r.choice(("{'a': 1, 'b': 2}", "{1: 'x', 2u: 'y'}", "{true: 1}", "{}", "{'a': [1], 'b': []}", "{'a': 1, 'a': 2}",
+                  "{1: 1, 1.0: 2}", "{'k': {'n': 1}}"))
+    return r.choice((
+        f"{_quote(r.choice(('a', 'c')))} in {m}",
+        f"{r.choice(('1', '1u', '1.0', 'true'))} in {m}",
+        f"{m}[{r.choice((chr(39) + 'a' + chr(39), '1', '2u', 'true', '1.0'))}] == 1",
+        f"{m}.size() == {r.randint(0, 2)}",
+        f"{m} == {m}",
+        f"{m} == {r.choice(('{}', chr(123) + chr(39) + 'a' + chr(39) + ': 1' + chr(125)))}",
+        f"{m}.?a.orValue(0) == 1",
+        f"{m}.a == 1",
+        "[1, 2] == [1, 2.0]",
+        "[dyn(1)] == [dyn(1u)]",
+        "dyn([1, 2]) == dyn([1u, 2.0])",
+        "dyn({'a': 1}) == dyn({'a': 1.0})",
+        "[double('NaN')] == [double('NaN')]",
+        "dyn(1) in [1.0, 2.0]",
+        f"{g.attr()} == {g.attr()}",
+        f"{g.attr('string')} {g.cmp()} {g.attr('string')}",
+        f"{g.str_lit()} {g.cmp()} {g.str_lit()}",
+        "b'a' < b'b' && b'\\xff' > b'a'",
+        f"null != {r.choice(('0', chr(39) + chr(39), '[]', '{}', 'false'))}",
+        "type(null) == null_type",
+        f"device.attributes[{_quote(DRIVER)}] == device.attributes[{_quote(DRIVER)}]",
+        "device.capacity == device.capacity",
+    ))
+
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -860,8 +993,18 @@ TOPICS: dict[str, Topic] = {
     "conversions": _conversions,
     "ill-typed": _ill_typed,
     "random": _random,
+    "error-absorption": _error_absorption,
+    "cost": _cost,
+    "time": _time,
+    "strings-format": _strings_format,
+    "maps-equality": _maps_equality,
 }
-COMBINABLE = tuple(t for t in TOPICS if t not in ("random", "ill-typed", "list-attributes"))
+# The topics "random" combines (a fixed list: a new topic does not change the random cases).
+COMBINABLE = (
+    "attributes", "quantity", "quantity-edge", "semver", "strings-ext", "codepoint", "regex", "lists-library",
+    "ext-lists", "two-var-comprehension", "macros", "url", "ip-cidr", "sets", "format", "optional", "bind",
+    "runtime-type-error", "numbers", "conversions",
+)
 
 
 def expressions(seed: int, topic: str, count: int) -> list[str]:
