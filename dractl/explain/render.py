@@ -348,11 +348,12 @@ def workload_summary_lines(result: WorkloadResult, verbose: bool) -> Iterator[st
         if placed < wanted - 1:
             before = f"replica {placed} before it does not fit"
         else:
-            before = "the first replica" if wanted == 1 else f"replicas 0 to {wanted - 2} placed first"
+            before = {1: "the first replica", 2: "replica 0 placed first"}.get(
+                wanted, f"replicas 0 to {wanted - 2} placed first")
         yield f"[{style}]replica {wanted - 1} (--pod): {before}[/] (placement {result.placement})"
     else:
         yield (
-            f"[{style}]{placed} of {wanted} replica{'s' if wanted != 1 else ''} fit[/] "
+            f"[{style}]{placed} of {wanted} replica{'s' if wanted != 1 else ''} fit{'s' if wanted == 1 == placed else ''}[/] "
             f"({escape(workload.source)}; placement {result.placement})"
         )
     shown = result.placed if verbose else result.placed[:REPLICAS_SHOWN]

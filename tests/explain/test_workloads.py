@@ -345,7 +345,21 @@ def test_cli_options_and_exit_codes(run_dractl) -> None:
     assert run_dractl("explain", "--replicas", "2", "examples/explain/replicas/").returncode == 0
     assert run_dractl("explain", "examples/explain/replicas/").returncode == 1  # 2 of 3
     spread = run_dractl("explain", "--placement", "spread", "--replicas", "1", "examples/explain/replicas/")
-    assert "1 of 1 replica fit (--replicas; placement spread)" in spread.stdout
+    assert "1 of 1 replica fits (--replicas; placement spread)" in spread.stdout
+    second = run_dractl("explain", "--pod", "ml/notebook-1", "examples/explain/replicas/")
+    assert "replica 1 (--pod): replica 0 placed first (placement pack)" in second.stdout
     for option, value in (("--replicas", "-1"), ("--replicas", "10001"), ("--replicas", "some"), ("--placement", "tight")):
         bad = run_dractl("explain", option, value, "examples/explain/replicas/")
         assert bad.returncode == 2 and option in bad.stderr, (option, value)
+
+
+def test_html_report_shows_the_replicas_and_the_replica_explained() -> None:
+    from dractl.explain.html_report import report_data
+
+    five = run(gpu_cluster(2, 2), TEMPLATE, workload("StatefulSet", "  replicas: 5\n"))
+    (page,) = report_data(five)["workloads"]
+    assert page["summary"][1] == "4 of 5 replicas fit (spec.replicas; placement pack)"
+    assert "  ✓ replica 3 (pod ml/w-3): node node-2" in page["summary"]
+    assert page["summary"][-1] == "✗ replica 4 fits on no node once replicas 0 to 3 are placed:"
+    assert page["unit"]["title"] == "statefulset ml/w replica 4 (pod ml/w-4)"
+    assert page["unit"]["counts"] == {"allocated": 0, "unschedulable": 2, "error": 0}
