@@ -2,7 +2,9 @@
 
 Upstream evaluates selectors per node and per Allocate call; the result does not depend
 on the node, so a :class:`SelectorSet` (one per distinct class + request selector list)
-keeps a verdict per device and every node shares it. The order is upstream's: class
+keeps a verdict per device and every node shares it. Nor does it depend on the device's
+name: devices with the same driver, attributes, capacity and allowMultipleAllocations (a
+large cluster repeats a few kinds of device on every node) share one evaluation. The order is upstream's: class
 selectors first, then the request's; the first false or failing selector decides, and
 later ones are not evaluated. Errors are kept as data and raised by the solver only at
 the moment upstream would have met them, so a failing selector on a device that the
@@ -135,6 +137,24 @@ class SelectorEngine:
         self._drivers: dict[str, str | None] = {}
         self._sees_allow_multiple = sees_allow_multiple
         self._device_factory: Callable[..., Any] | None = None
+        self._twins: dict[tuple[str, str, str, bool], DeviceEntry] = {}
+        self._twin_of: dict[DeviceEntry, DeviceEntry] = {}
+
+    def twin(self, device: DeviceEntry) -> DeviceEntry:
+        """The first device seen whose CEL input (what a selector can read, see
+        :meth:`cel_device`) is the same as this one's; the device itself if it is the first.
+
+        The values come from YAML or JSON (strings, numbers, booleans, null, lists and
+        mappings), whose `repr` tells them apart exactly (`1`, `1.0` and `True` differ); a
+        mapping written in another key order only misses the match.
+        """
+        found = self._twin_of.get(device)
+        if found is None:
+            allow_multiple = bool(device.allow_multiple_allocations) if self._sees_allow_multiple else False
+            key = (device.id[0], repr(device.attributes), repr(device.capacity_raw), allow_multiple)
+            found = self._twins.setdefault(key, device)
+            self._twin_of[device] = found
+        return found
 
     def compile(self, expression: str) -> _CompiledOrError:
         entry = self._compiled.get(expression)
@@ -218,7 +238,11 @@ class SelectorSet:
             return self._verdicts[device]
         except KeyError:
             pass
-        verdict = self._evaluate(device, True) or self._evaluate(device, False)
+        twin = self.engine.twin(device)
+        if twin is not device:
+            verdict = self.verdict(twin)
+        else:
+            verdict = self._evaluate(device, True) or self._evaluate(device, False)
         self._verdicts[device] = verdict
         return verdict
 

@@ -19,7 +19,7 @@ from allocator_builders import (
     solve,
 )
 
-from dractl.allocator import AllocatorFeatures, choose_implementation
+from dractl.allocator import AllocatorFeatures, choose_implementation, format_device_id
 from dractl.api.releases import Features
 
 GPU = 'device.driver == "gpu.example.com"'
@@ -243,30 +243,38 @@ def test_deadline_stops_the_search_with_the_progress_so_far() -> None:
     assert past.status == "timeout"
 
 
-def test_selectors_are_evaluated_once_per_device_across_nodes() -> None:
+def test_selectors_are_evaluated_once_per_distinct_device_across_nodes() -> None:
     from dractl.cel import compile_selector
 
-    evaluations: list[str] = []
+    evaluations: list[tuple[str, Any]] = []
 
     class Counting:
         def __init__(self, expression: str) -> None:
             self.inner = compile_selector(expression, release="1.36", purpose="stored")
 
         def evaluate(self, cel_device: Any) -> bool:
-            evaluations.append(cel_device.driver)
+            evaluations.append((cel_device.driver, dict(cel_device.attributes)))
             return self.inner.evaluate(cel_device)
 
-    objects = [device_class("gpu", f'{GPU} && device.attributes["gpu.example.com"].model == "a100"')]
-    objects += [resource_slice(f"s{n}", [device(f"gpu-{i}", attributes={"model": "a100"}) for i in range(4)],
+    objects = [device_class("gpu", f'{GPU} && device.attributes["gpu.example.com"].index < 3')]
+    # Every node has the same four GPUs (names and inputs); the index tells them apart.
+    objects += [resource_slice(f"s{n}", [device(f"gpu-{i}", attributes={"index": {"int": i}}) for i in range(4)],
                                node=f"node-{n}") for n in range(3)]
     objects.append(resource_slice("net", [device(f"nic-{i}") for i in range(5)], driver="net.example.com",
                                   pool="net", allNodes=True))
     allocator = make_allocator(objects, compiler=Counting)
     for n in range(3):
-        # Five GPUs: the search has to look at the network pool on every node.
-        outcome = allocator.allocate(node(f"node-{n}"), [claim("c", request("r", count=5))])
+        # Four GPUs, one of which the class rules out: the search looks at the network pool too.
+        outcome = allocator.allocate(node(f"node-{n}"), [claim("c", request("r", count=4))], trace=True)
         assert outcome.status == "unschedulable"
-    assert len(evaluations) == 12 + 5  # each GPU once, each NIC once, although every node saw the NICs
+        assert outcome.trace is not None
+        (traced,) = outcome.trace.requests
+        assert sorted(format_device_id(d.id) for d in traced.candidates()) == [
+            f"gpu.example.com/node-{n}/gpu-{i}" for i in range(3)
+        ]
+    # Each distinct GPU once, the five identical NICs once, although every node saw the NICs.
+    assert len(evaluations) == 4 + 1
+    assert sorted(driver for driver, _ in evaluations) == ["gpu.example.com"] * 4 + ["net.example.com"]
 
 
 @pytest.mark.parametrize(
