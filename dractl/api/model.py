@@ -24,11 +24,15 @@ from dractl.api.versions import (
 from dractl.diagnostics import ObjectRef, Position
 from dractl.load.objects import KubeObject
 
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})  # exactly these types, not subclasses
+
 
 def plain(node: Any) -> Any:
     """ruamel round-trip tree → JSON-like Python data, as kubectl would send it."""
+    if node.__class__ in _PLAIN_SCALARS:  # most of a tree: no conversion
+        return node
     if isinstance(node, dict):
-        return {_key(k): plain(v) for k, v in node.items()}
+        return {k if k.__class__ is str else _key(k): plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [plain(v) for v in node]
     if isinstance(node, bool) or node is None:

@@ -80,8 +80,10 @@ class MarkedList(list[Any]):
     __slots__ = ("lc",)
 
 
-def load_fast(text: str) -> tuple[Any, dict[tuple[int, int], str]] | None:
-    """``(tree, yaml11)`` of one document as the round-trip loader reads it, or None to use it.
+def load_fast(text: str, max_nodes: int | None = None,
+              max_depth: int | None = None) -> tuple[Any, dict[tuple[int, int], str]] | None:
+    """``(tree, yaml11)`` of one document as the round-trip loader reads it, or None to use it
+    (also for a tree of more than ``max_nodes`` nodes or ``max_depth`` levels).
 
     ``yaml11`` maps 0-based ``(line, column)`` to the text of each plain scalar whose YAML 1.1
     value differs from its YAML 1.2 reading (as ``KubectlConstructor.yaml11``).
@@ -94,7 +96,7 @@ def load_fast(text: str) -> tuple[Any, dict[tuple[int, int], str]] | None:
         return None
     try:
         node = composer.get_single_node()
-        builder = _Builder()
+        builder = _Builder(max_nodes, max_depth)
         return builder.build(node) if node is not None else None, builder.yaml11
     except Exception:  # any problem at all: the round-trip loader decides, with its messages
         return None
@@ -118,6 +120,13 @@ def _composer_class() -> Any:
                 CParser.__init__(self, text)
                 BaseResolver.__init__(self)
 
+            # Path resolvers are not used: skip BaseResolver's bookkeeping for every node.
+            def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+                pass
+
+            def ascend_resolver(self) -> None:
+                pass
+
             def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
                 if kind is ScalarNode:
                     # implicit[0]: plain and untagged (or tagged "!"), as in ruamel's composer
@@ -128,15 +137,32 @@ def _composer_class() -> Any:
     return _COMPOSER
 
 
+_UNRESOLVED = object()
+# Plain scalars repeat (drivers, models, counts, booleans): each distinct text is resolved once
+# per process, as (value, whether YAML 1.2 reads it otherwise); at most _RESOLVED_MAX texts.
+_RESOLVED: dict[str, tuple[Any, bool]] = {}
+_RESOLVED_MAX = 100_000
+
+
 class _Builder:
-    def __init__(self) -> None:
+    """Builds one document's tree; gives up (:class:`GiveUp`) on what the round-trip loader must
+    read, and on a tree beyond ``max_nodes`` nodes or ``max_depth`` levels (the round-trip
+    loader then words the limit's diagnostic)."""
+
+    def __init__(self, max_nodes: int | None = None, max_depth: int | None = None) -> None:
         from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         self.scalar, self.mapping, self.sequence = ScalarNode, MappingNode, SequenceNode
         self.yaml11: dict[tuple[int, int], str] = {}
         self.seen: set[int] = set()
+        # Without aliases (given up on) every node is written: the count is the tree's size.
+        self.room = max_nodes if max_nodes is not None else math.inf
+        self.max_depth = max_depth if max_depth is not None else math.inf
 
-    def build(self, node: Any) -> Any:
+    def build(self, node: Any, depth: int = 0) -> Any:
+        self.room -= 1
+        if self.room < 0 or depth > self.max_depth:
+            raise GiveUp
         cls = node.__class__
         if cls is self.scalar:
             return self.build_scalar(node)
@@ -150,24 +176,26 @@ class _Builder:
                 raise GiveUp
             mapping = MarkedDict()
             mapping.lc = marks
+            data = marks.data
             for key_node, value_node in node.value:
                 if key_node.__class__ is not self.scalar:
                     raise GiveUp
                 key = self.build_scalar(key_node)
                 if key in mapping or (key_node.tag == _PLAIN and key_node.value == "<<"):
                     raise GiveUp  # duplicate or merge key
-                mapping[key] = self.build(value_node)
+                mapping[key] = self.build(value_node, depth + 1)
                 key_mark, value_mark = key_node.start_mark, value_node.start_mark
-                marks.data[key] = (key_mark.line, key_mark.column, value_mark.line, value_mark.column)
+                data[key] = (key_mark.line, key_mark.column, value_mark.line, value_mark.column)
             return mapping
         if node.tag != _SEQ:
             raise GiveUp
         sequence = MarkedList()
         sequence.lc = marks
+        data = marks.data
         for index, item in enumerate(node.value):
-            sequence.append(self.build(item))
+            sequence.append(self.build(item, depth + 1))
             item_mark = item.start_mark
-            marks.data[index] = (item_mark.line, item_mark.column)
+            data[index] = (item_mark.line, item_mark.column)
         return sequence
 
     def build_scalar(self, node: Any) -> Any:
@@ -178,29 +206,42 @@ class _Builder:
             # An empty value's position is not where ruamel.yaml puts it (after the colon, or at
             # the next token, depending on comments); dumps write ``null``.
             raise GiveUp
-        resolved = next((tag for tag, rx in _RESOLVERS.get(text[:1], ()) if rx.match(text)), None)
-        if resolved is None:
+        rules = _RESOLVERS.get(text[0])
+        if rules is None:  # a plain string: no implicit type starts with this character
             return text
-        if resolved.endswith(":bool"):
-            if text not in _YAML12_BOOLS:
-                self.note(node)
-            return text in BOOL_TRUE
-        if resolved.endswith(":null"):
-            return None  # "~" and "null" spellings; empty values were left above
-        if resolved.endswith(":int"):
-            value = go_yaml_int(text)
-            if isinstance(value, int) and _PLAIN_DECIMAL_RE.match(text):
-                return value
+        found = _RESOLVED.get(text)
+        if found is None:
+            found = _resolve(text, rules)
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[text] = found
+        value, noted = found
+        if value is _UNRESOLVED:
+            raise GiveUp
+        if noted:
             self.note(node)
-            return value
-        if resolved.endswith(":float"):
-            if _SPECIAL_FLOAT_RE.match(text):
-                if "nan" in text.lower():
-                    return math.nan
-                return -math.inf if text.startswith("-") else math.inf
-            return float(text.replace("_", ""))
-        raise GiveUp  # merge keys as values, or a tag added to the table later
+        return value
 
     def note(self, node: Any) -> None:
         mark = node.start_mark
         self.yaml11[(mark.line, mark.column)] = node.value
+
+
+def _resolve(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> tuple[Any, bool]:
+    """The value of a plain scalar, and whether it is one of the recorded YAML 1.1 surprises."""
+    resolved = next((tag for tag, rx in rules if rx.match(text)), None)
+    if resolved is None:
+        return text, False
+    if resolved.endswith(":bool"):
+        return text in BOOL_TRUE, text not in _YAML12_BOOLS
+    if resolved.endswith(":null"):
+        return None, False  # "~" and "null" spellings; empty values were left above
+    if resolved.endswith(":int"):
+        value = go_yaml_int(text)
+        return value, not (isinstance(value, int) and _PLAIN_DECIMAL_RE.match(text))
+    if resolved.endswith(":float"):
+        if _SPECIAL_FLOAT_RE.match(text):
+            if "nan" in text.lower():
+                return math.nan, False
+            return (-math.inf if text.startswith("-") else math.inf), False
+        return float(text.replace("_", "")), False
+    return _UNRESOLVED, False  # merge keys as values, or a tag added to the table later

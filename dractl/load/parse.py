@@ -30,6 +30,8 @@ class Limits:
 
 
 def is_template(text: str) -> bool:
+    if "{{" not in text:
+        return False
     for line in text.splitlines():
         stripped = line.lstrip()
         if stripped.startswith("#"):
@@ -154,12 +156,11 @@ def _parse_fast(doc: Document, limits: Limits) -> bool:
     diagnostic, worded as for every other input)."""
     from dractl.load.fast import load_fast
 
-    loaded = load_fast(doc.text)
+    # The fast reader keeps no aliases, so its size bounds are the whole of _check_size.
+    loaded = load_fast(doc.text, limits.max_nodes, limits.max_depth)
     if loaded is None:
         return False
     raw, yaml11 = loaded
-    if _check_size(raw, limits) is not None:
-        return False
     doc.raw = raw
     doc.yaml11 = {(doc.start_line + line + 1, col + 1): text for (line, col), text in yaml11.items()}
     return True
