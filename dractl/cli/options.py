@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 COLORS = ("auto", "always", "never")
 DEFAULT_KUBERNETES_VERSION = DEFAULT_RELEASE
-DEFAULT_MAX_FILE_SIZE = 64 * 1024 * 1024  # dractl.load.Limits().max_file_bytes
+DEFAULT_MAX_FILE_SIZE = 1024 * 1024 * 1024  # dractl.load.Limits().max_file_bytes
 
 
 def add_paths(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +86,7 @@ def add_max_file_size(parser: argparse.ArgumentParser) -> None:
         "--max-file-size",
         metavar="SIZE",
         type=parse_size,
-        default=os.environ.get("DRACTL_MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE // 1024**2}M"),
+        default=os.environ.get("DRACTL_MAX_FILE_SIZE", f"{DEFAULT_MAX_FILE_SIZE // 1024**3}G"),
         help="Refuse input files (and stdin) larger than this: bytes, or with k, M, G. "
         "[env: DRACTL_MAX_FILE_SIZE]",
     )

@@ -23,9 +23,11 @@ _BRACKET_RE = re.compile(r"[\[\]{}]")
 class Limits:
     """Input limits; inputs beyond them are rejected with a diagnostic, never loaded."""
 
-    max_file_bytes: int = 64 * 1024 * 1024
+    # A kubectl dump of a large cluster (`get ... -A -o json` of 15,000 Nodes with their status
+    # and managedFields) is a few hundred MB and one document of some ten million nodes.
+    max_file_bytes: int = 1024 * 1024 * 1024
     max_depth: int = 100
-    max_nodes: int = 5_000_000  # per document, with aliases expanded
+    max_nodes: int = 50_000_000  # per document, with aliases expanded
     max_alias_expansion: int = 100_000  # nodes that aliases may add beyond the written ones
 
 

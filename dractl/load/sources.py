@@ -53,6 +53,10 @@ def read_stdin(max_bytes: int) -> bytes:
     return sys.stdin.buffer.read(max_bytes + 1)
 
 
+def _too_large(name: str, max_bytes: int) -> str:
+    return f"{name}: larger than the limit of {max_bytes} bytes (raise it with --max-file-size SIZE)"
+
+
 def read_source(path: str, max_bytes: int, stdin: bytes | None = None) -> SourceFile:
     if path == "-":
         data = stdin if stdin is not None else sys.stdin.buffer.read(max_bytes + 1)
@@ -60,14 +64,14 @@ def read_source(path: str, max_bytes: int, stdin: bytes | None = None) -> Source
     else:
         try:
             with open(path, "rb") as fh:
+                if os.fstat(fh.fileno()).st_size > max_bytes:  # refused unread
+                    raise InputError(_too_large(path, max_bytes))
                 data = fh.read(max_bytes + 1)
         except OSError as exc:
             raise InputError(f"{path}: {exc.strerror or exc}") from None
         name, real = path, path
     if len(data) > max_bytes:
-        raise InputError(
-            f"{name}: larger than the limit of {max_bytes} bytes (see --max-file-size)"
-        )
+        raise InputError(_too_large(name, max_bytes))
     text = decode(data, name)
     is_json = path.lower().endswith(".json") or (
         path == "-" and text.lstrip().startswith(("{", "["))

@@ -339,7 +339,7 @@ def test_usage_errors(run_dractl, tmp_path: Path, args: list[str]) -> None:
 def test_max_file_size(run_dractl) -> None:
     refused = run_dractl("convert", "--max-file-size", "50", "-", stdin=CLAIM_V1BETA1)
     assert refused.returncode == 2
-    assert "<stdin>: larger than the limit of 50 bytes (see --max-file-size)" in refused.stderr
+    assert "<stdin>: larger than the limit of 50 bytes (raise it with --max-file-size SIZE)" in refused.stderr
     assert refused.stdout == ""
     assert run_dractl("convert", "--max-file-size", "1k", "-", stdin=CLAIM_V1BETA1).returncode == 0
 

@@ -298,7 +298,7 @@ def test_max_file_size_is_honoured_by(command: str) -> None:
     args = [command, *READERS[command]]
     out = dractl(*args, "--max-file-size", "50", "-", stdin=CLEAN)
     assert out.returncode == 2
-    assert "<stdin>: larger than the limit of 50 bytes (see --max-file-size)" in out.stderr
+    assert "<stdin>: larger than the limit of 50 bytes (raise it with --max-file-size SIZE)" in out.stderr
     assert dractl(*args, "--max-file-size", "1k", "-", stdin=CLEAN).returncode == 0
 
 
@@ -311,7 +311,7 @@ def test_max_file_size_option(tmp_path: Path, source: str) -> None:
     out = dractl("lint", "--max-file-size", "50", target, stdin=CLEAN)
     assert out.returncode == 2
     assert out.stderr == (
-        f"dractl: error: {name}: larger than the limit of 50 bytes (see --max-file-size)\n"
+        f"dractl: error: {name}: larger than the limit of 50 bytes (raise it with --max-file-size SIZE)\n"
     )
     assert dractl("lint", "--max-file-size", "1k", target, stdin=CLEAN).returncode == 0
     env = {"DRACTL_MAX_FILE_SIZE": "50"}

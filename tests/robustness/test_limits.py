@@ -245,10 +245,10 @@ def test_files_over_the_size_limit_are_not_read(tmp_path: Path) -> None:
     path = tmp_path / "huge.yaml"
     with path.open("wb") as fh:
         fh.write(HEADER.encode())
-        fh.truncate(limit + 1)  # sparse: no need to write 64 MiB
+        fh.truncate(limit + 1)  # sparse: no need to write a GiB (and it is refused unread)
     loaded = load_paths([str(path)])
     assert loaded.unreadable == [
-        f"{path}: larger than the limit of {limit} bytes (see --max-file-size)"
+        f"{path}: larger than the limit of {limit} bytes (raise it with --max-file-size SIZE)"
     ]
     assert loaded.files == []
 
