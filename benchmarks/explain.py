@@ -1,208 +1,155 @@
-"""Wall time of the allocator runs behind `dractl explain`, on synthetic clusters.
+"""`dractl explain` over every node of synthetic clusters, side by side with the upstream allocator.
 
-Cluster: N nodes with one ResourceSlice of 8 GPUs each (NUMA 0 and 1, four each; on every
-node the first GPU is already allocated, so NUMA 0 has only three free and the search must
-backtrack to NUMA 1). Claim: 4 GPUs of one class with `matchAttribute` on the NUMA node.
-Variants: with and without a network-attached pool (allNodes) of M devices that the class
-does not select, at size 1x (1,000 nodes, 5,000 network devices) and 2x.
+Clusters from `benchmarks/clusters.py` (the shape of `../shared/oracle/bigcluster.py`): N nodes
+with 8 GPUs each, one claim for 4 H100 on one PCIe root that two thirds of the nodes can take;
+optionally a network-attached pool every node sees; and the same cluster as kubectl dumps it
+(`kind: List`, managedFields, status) in YAML and JSON, which the upstream binary does not read
+(it ignores `kind: List`): those run dractl alone.
 
-Run: `python benchmarks/explain.py [--repeat 3]`. Prints seconds per figure (best of the
-repeats): building the inventory and allocator, one node, and all nodes (with the trace
-on, as `dractl explain` runs it, and off), then the whole command on the same cluster written
-to a YAML file (`dractl explain FILE`, text and JSON output).
+For each file, runs alternate pair by pair: the upstream binary's whole process
+(`dra-upstream -all-nodes -repeat 1 -per-node FILE`: parse, a fresh allocator per node, one JSON
+line per node), then `dractl explain -o json FILE` and `dractl explain FILE` (text). It prints the
+median wall and CPU seconds (user + system of the process) and peak memory of each, and the
+median of the per-pair ratios dractl / upstream, which is what to compare on a shared machine.
+Every run's answer is checked: every node evaluated (none timed out), and per node the same
+result as upstream's. Columns of the upstream binary are skipped where it is absent (found at
+`../shared/oracle/bin/dra-upstream` beside the repository or through `DRACTL_UPSTREAM`).
+
+Run: `python benchmarks/explain.py [--repeat 3] [--large]`; `--large` adds 15,000 nodes (about a
+minute per run) and its kubectl dumps; `--only NAME` runs the clusters whose name contains NAME.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dractl.allocator import Allocator, AllocatorFeatures, Inventory
-from dractl.api.releases import Features
+import clusters  # noqa: E402
 
-DRIVER = "gpu.example.com"
-NET_DRIVER = "net.example.com"
-DEVICES_PER_SLICE = 125
+ROOT = Path(__file__).resolve().parents[1]
+UPSTREAM = Path(os.environ.get("DRACTL_UPSTREAM") or ROOT.parent / "shared" / "oracle" / "bin" / "dra-upstream")
 
 
-def gpu_class() -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-    }
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    peak_mb: float
+    stdout: bytes
 
 
-def node_slice(index: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"node-{index}-gpus"},
-        "spec": {
-            "driver": DRIVER, "nodeName": f"node-{index}",
-            "pool": {"name": f"node-{index}", "generation": 1, "resourceSliceCount": 1},
-            "devices": [
-                {"name": f"gpu-{d}", "attributes": {"numa": {"int": d // 4}, "model": {"string": "a100"}},
-                 "capacity": {"memory": {"value": "40Gi"}}}
-                for d in range(8)
-            ],
-        },
-    }
+@dataclass
+class Figures:
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+
+    def add(self, name: str, run: Run) -> None:
+        self.runs.setdefault(name, []).append(run)
 
 
-def network_slices(count: int) -> list[dict[str, Any]]:
-    slice_count = (count + DEVICES_PER_SLICE - 1) // DEVICES_PER_SLICE
-    return [
-        {
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"net-{s}"},
-            "spec": {
-                "driver": NET_DRIVER, "allNodes": True,
-                "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": slice_count},
-                "devices": [{"name": f"nic-{s}-{d}", "attributes": {"speed": {"int": 100}}}
-                            for d in range(min(DEVICES_PER_SLICE, count - s * DEVICES_PER_SLICE))],
-            },
-        }
-        for s in range(slice_count)
-    ]
+def timed(command: list[str]) -> Run:
+    """Wall and CPU time and peak RSS of one child process (its own rusage, from wait4)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, cwd=ROOT,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(command)}: exit code {process.returncode}: {stderr.decode()[-2000:]}")
+        out.seek(0)
+        return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read())
 
 
-def in_use_claim(nodes: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-        "metadata": {"name": "running", "namespace": "default"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 1}}]}},
-        "status": {"allocation": {"devices": {"results": [
-            {"request": "gpu", "driver": DRIVER, "pool": f"node-{i}", "device": "gpu-0"} for i in range(nodes)
-        ]}}},
-    }
+def check(name: str, nodes: int, dractl_json: bytes, upstream: bytes | None) -> None:
+    """Every node evaluated, and per node the same answer as upstream's."""
+    data = json.loads(dractl_json)
+    results = {node["name"]: node for node in data["nodes"]}
+    assert len(results) == nodes, (name, len(results))
+    timed_out = [n for n, node in results.items() if node["timedOut"]]
+    assert not timed_out, f"{name}: {len(timed_out)} nodes timed out"
+    if upstream is None:
+        return
+    theirs = json.loads(upstream.splitlines()[0])["nodes"]
+    differ = [n for n, node in results.items() if node["result"] != theirs[n]["result"]]
+    assert not differ, f"{name}: {len(differ)} nodes differ from upstream, e.g. {differ[:3]}"
 
 
-def claim() -> dict[str, Any]:
-    return {
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "train", "namespace": "default"},
-        "spec": {"devices": {
-            "requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 4}}],
-            "constraints": [{"matchAttribute": f"{DRIVER}/numa"}],
-        }},
-    }
-
-
-def best(repeat: int, action: Callable[[], Any]) -> tuple[float, float]:
-    """Best wall time and best CPU time (seconds) of `repeat` runs."""
-    walls, cpus = [], []
+def measure(name: str, path: Path, nodes: int, repeat: int, side_by_side: bool) -> Figures:
+    figures = Figures()
+    dractl = [sys.executable, "-m", "dractl", "explain", str(path)]
     for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        action()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return min(walls), min(cpus)
-
-
-def measure(nodes: int, network_devices: int, repeat: int) -> dict[str, tuple[float, float]]:
-    objects = [gpu_class(), in_use_claim(nodes), *(node_slice(i) for i in range(nodes)),
-               *network_slices(network_devices)]
-    node_objects = [{"metadata": {"name": f"node-{i}", "labels": {"zone": f"z{i % 4}"}}} for i in range(nodes)]
-    features = Features("1.36")
-    allocator_features = AllocatorFeatures.from_gates("1.36", features.enabled)
-    claims = [claim()]
-
-    def build() -> Allocator:
-        inventory = Inventory.from_objects(objects, consumable_capacity=allocator_features.consumable_capacity)
-        return Allocator(inventory, release="1.36", features=allocator_features, gates=features.gates)
-
-    figures: dict[str, tuple[float, float]] = {"build": best(repeat, build)}
-
-    def cold_one_node() -> None:
-        outcome = build().allocate(node_objects[0], claims, trace=True)
-        assert outcome.status == "allocated", outcome.error
-
-    figures["one node (cold, incl. build)"] = best(repeat, cold_one_node)
-
-    def all_nodes(trace: bool) -> Callable[[], None]:
-        def run() -> None:
-            allocator = build()
-            for node in node_objects:
-                outcome = allocator.allocate(node, claims, trace=trace)
-                assert outcome.status == "allocated", outcome.error
-        return run
-
-    figures["all nodes, trace (incl. build)"] = best(repeat, all_nodes(True))
-    figures["all nodes, no trace (incl. build)"] = best(repeat, all_nodes(False))
-    figures.update(end_to_end(objects, node_objects, claims, repeat))
+        upstream = None
+        if side_by_side and os.access(UPSTREAM, os.X_OK):
+            run = timed([str(UPSTREAM), "-all-nodes", "-repeat", "1", "-per-node", str(path)])
+            figures.add("upstream", run)
+            upstream = run.stdout
+        run = timed([*dractl, "-o", "json"])
+        check(name, nodes, run.stdout, upstream)
+        figures.add("dractl -o json", run)
+        figures.add("dractl (text)", timed(dractl))
     return figures
 
 
-def end_to_end(objects: list[dict[str, Any]], node_objects: list[dict[str, Any]], claims: list[dict[str, Any]],
-               repeat: int) -> dict[str, tuple[float, float]]:
-    """`dractl explain FILE` as a user runs it: reading the YAML, every node, the output.
-
-    CPU time is the child process's (user + system).
-    """
-    import os
-    import subprocess
-    import tempfile
-
-    import yaml
-
-    nodes = [{"apiVersion": "v1", "kind": "Node", **node} for node in node_objects]
-    figures: dict[str, tuple[float, float]] = {}
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "cluster.yaml"
-        path.write_text(yaml.safe_dump_all([*objects, *nodes, *claims], sort_keys=False))
-        root = Path(__file__).resolve().parents[1]
-        env = {**os.environ, "PYTHONPATH": str(root)}
-        for output in ("text", "json"):
-            def run(output: str = output) -> None:
-                done = subprocess.run([sys.executable, "-m", "dractl", "explain", "--timeout", "300", "-o", output,
-                                       str(path)], capture_output=True, env=env, cwd=root)
-                assert done.returncode == 0, done.stderr.decode()
-            walls, cpus = [], []
-            for _ in range(repeat):
-                before = os.times()
-                wall = time.perf_counter()
-                run()
-                walls.append(time.perf_counter() - wall)
-                after = os.times()
-                cpus.append((after.children_user - before.children_user) + (after.children_system - before.children_system))
-            figures[f"dractl explain -o {output} (all nodes)"] = (min(walls), min(cpus))
-    return figures
+def report(name: str, size_mb: float, figures: Figures) -> dict[str, float]:
+    print(f"{name} ({size_mb:.1f} MB)")
+    print(f"  {'':<16} {'wall':>8} {'cpu':>8} {'peak':>8}   {'x upstream (wall, cpu)':>22}")
+    base = figures.runs.get("upstream")
+    medians = {}
+    for label, runs in figures.runs.items():
+        wall = statistics.median(r.wall for r in runs)
+        cpu = statistics.median(r.cpu for r in runs)
+        peak = max(r.peak_mb for r in runs)
+        medians[label] = cpu
+        ratio = ""
+        if base is not None and label != "upstream":
+            wall_ratio = statistics.median(r.wall / b.wall for r, b in zip(runs, base, strict=True))
+            cpu_ratio = statistics.median(r.cpu / b.cpu for r, b in zip(runs, base, strict=True))
+            ratio = f"{wall_ratio:10.2f}x {cpu_ratio:8.2f}x"
+        print(f"  {label:<16} {wall:7.2f}s {cpu:7.2f}s {peak:6.0f}MB   {ratio}")
+    return medians
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--large", action="store_true", help="also 15,000 nodes and their kubectl dumps")
+    parser.add_argument("--only", default="", help="only the clusters whose name contains this")
     args = parser.parse_args()
-    rows = []
-    for label, nodes, network in (
-        ("1,000 nodes x 8 GPUs", 1000, 0),
-        ("1,000 nodes x 8 GPUs + 5,000 network devices", 1000, 5000),
-        ("2,000 nodes x 8 GPUs (2x)", 2000, 0),
-        ("2,000 nodes x 8 GPUs + 10,000 network devices (2x)", 2000, 10000),
-    ):
-        figures = measure(nodes, network, args.repeat)
-        rows.append((label, figures))
-        print(label)
-        print(f"  {'':<36} {'wall':>8}   {'cpu':>8}")
-        for name, (wall, cpu) in figures.items():
-            print(f"  {name:<36} {wall:8.3f} s {cpu:8.3f} s")
-    key = "all nodes, trace (incl. build)"
-    for small, large in ((0, 2), (1, 3)):
-        wall = rows[large][1][key][0] / rows[small][1][key][0]
-        cpu = rows[large][1][key][1] / rows[small][1][key][1]
-        print(f"2x / 1x, {rows[small][0]}: wall {wall:.2f}x, cpu {cpu:.2f}x")
-    print(f"load average during the run: {', '.join(f'{x:.1f}' for x in _load())}")
-
-
-def _load() -> tuple[float, ...]:
-    try:
-        import os
-
-        return os.getloadavg()
-    except (AttributeError, OSError):
-        return ()
+    if not os.access(UPSTREAM, os.X_OK):
+        print(f"upstream binary not found ({UPSTREAM}): its columns are skipped")
+    cases = [("1,000 x 8", 1000, 0, None), ("1,000 x 8 + 1,000 network devices", 1000, 1000, None),
+             ("1,000 x 8, kubectl -o yaml", 1000, 0, "yaml"), ("1,000 x 8, kubectl -o json", 1000, 0, "json")]
+    if args.large:
+        cases += [("15,000 x 8", 15000, 0, None), ("15,000 x 8, kubectl -o yaml", 15000, 0, "yaml"),
+                  ("15,000 x 8, kubectl -o json", 15000, 0, "json")]
+    medians: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, nodes, network, kubectl in cases:
+            if args.only not in name:
+                continue
+            path = Path(folder) / f"cluster.{kubectl or 'yaml'}"
+            with path.open("w") as out:
+                clusters.write(clusters.cluster(nodes, 8, network), out, kubectl)
+            medians[name] = report(name, path.stat().st_size / 1e6, measure(name, path, nodes, args.repeat, kubectl is None))
+            path.unlink()
+    small, large = medians.get("1,000 x 8"), medians.get("15,000 x 8")
+    if small and large:
+        for label in ("dractl -o json", "dractl (text)"):
+            print(f"1,000 -> 15,000 nodes, {label}: {large[label] / small[label]:.1f}x CPU")
+    print(f"load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
