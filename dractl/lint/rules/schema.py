@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.core_schemas import core_schema, has_core_schema
@@ -72,6 +72,8 @@ ZERO_VALUE_ACCEPTED: dict[tuple[str, str], str] = {
 # --- the schema, compiled once per process ---------------------------------------------------------
 
 
+# A cluster repeats a few quantity and time texts on every device and object.
+@lru_cache(maxsize=65536)
 def _quantity_ok(text: str) -> bool:
     return quantity_error(text) is None
 
@@ -94,6 +96,7 @@ _RFC3339 = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def time_ok(text: str) -> bool:
     """Whether Go's ``time.Parse(time.RFC3339, text)`` (metav1.Time's decoder) accepts ``text``."""
     match = _RFC3339.match(text)
