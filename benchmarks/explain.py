@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import clusters  # noqa: E402
+import clusters
 
 ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = Path(os.environ.get("DRACTL_UPSTREAM") or ROOT.parent / "shared" / "oracle" / "bin" / "dra-upstream")

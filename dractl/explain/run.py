@@ -24,7 +24,7 @@ from dractl.explain.inputs import (
 from dractl.explain.workloads import Placement, WorkloadResult, place, replica_named, workload_for
 
 if TYPE_CHECKING:
-    from dractl.allocator import NodeInfo, Outcome
+    from dractl.allocator import Allocator, NodeInfo, Outcome
     from dractl.api.model import ApiObject
 
 DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResourcesArgs)
@@ -246,7 +246,7 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     return Explanation(features.release, str(allocator.implementation), results, notes, workloads)
 
 
-def _search(allocator: Any, node: NodeInfo, unit: AllocationUnit, settings: ExplainSettings,
+def _search(allocator: Allocator, node: NodeInfo, unit: AllocationUnit, settings: ExplainSettings,
             run_deadline: float | None, trace: bool = True) -> NodeResult:
     """One node's Filter: the search, stopped by the per-node timeout or the run's budget."""
     if run_deadline is not None and time.monotonic() >= run_deadline:
