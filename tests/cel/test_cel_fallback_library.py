@@ -144,6 +144,10 @@ ROWS: list[tuple[str, Expected]] = [
     ('cel.bind(1, 1, true)', ('compile', 'compilation failed: ERROR: <input>:1:10: cel.bind() variable names must be simple identifiers')),
     ('format.dns1123Label().validate("My_Label").value() == ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')"]', True),
     ('format.qualifiedName().validate("ex.com/-b").value() == ["name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')"]', True),
+    ('null == 1', ('compile', "compilation failed: ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(null, int)'")),
+    ('double("nan") > 0.0', ('error', 'NaN values cannot be ordered')),
+    ('double("1e400") > 0.0', ('compile', "program instantiation failed: type conversion error from 'string' to 'double'")),
+    ('double("inf") > 0.0', True),
 ]
 
 

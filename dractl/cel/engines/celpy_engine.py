@@ -202,6 +202,8 @@ def _ordering(compare: Callable[[Any, Any], bool], name: str) -> Callable[[Any, 
         if isinstance(right, CELEvalError):
             return right
         if is_number(left) and is_number(right):
+            if left != left or right != right:  # NaN
+                return failure("NaN values cannot be ordered")
             if type(left) is type(right) or not (isinstance(left, float) or isinstance(right, float)):
                 return ct.BoolType(compare(int(left) if not isinstance(left, float) else left,
                                            int(right) if not isinstance(right, float) else right))

@@ -12,6 +12,7 @@ sets extension.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -339,9 +340,11 @@ def to_double(value: Any) -> Any:
     if name == "string":
         text = str(value)
         try:
-            if text.strip() != text:
+            number = float(text)
+            # Go's ParseFloat refuses surrounding space and a finite text beyond the double range.
+            if text.strip() != text or (number in (math.inf, -math.inf) and "inf" not in text.lower()):
                 raise ValueError(text)
-            return ct.DoubleType(float(text))
+            return ct.DoubleType(number)
         except (ValueError, OverflowError):
             return _conversion_error("string", "double")
     return _conversion_overload("double", value)

@@ -219,7 +219,7 @@ def _end(tree: Any) -> tuple[int, int]:
 
 def _literal_type(token: lark.Token) -> str:
     return {"UINT_LIT": "uint", "FLOAT_LIT": "double", "INT_LIT": "int", "MLSTRING_LIT": "string",
-            "STRING_LIT": "string", "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null_type"}.get(
+            "STRING_LIT": "string", "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null"}.get(
         token.type, "")
 
 
@@ -532,7 +532,7 @@ class _Checker:
         if op == "@in":
             return "bool"
         if op in ("_==_", "_!=_"):
-            if known and not _same_type(types[0], types[1]) and "null_type" not in types:
+            if known and not _same_type(types[0], types[1]):
                 self._no_overload(node, types)
             return "bool"
         if op in ("_<_", "_<=_", "_>_", "_>=_"):
