@@ -19,8 +19,11 @@ class SliceDevice:
     slice_name: str
 
 
-def devices_of_slice(data: Mapping[str, Any]) -> Iterator[SliceDevice]:
-    """Every device of one ResourceSlice given as plain v1 data."""
+def devices_of_slice(data: Mapping[str, Any], *, consumable_capacity: bool) -> Iterator[SliceDevice]:
+    """Every device of one ResourceSlice given as plain v1 data.
+
+    With DRAConsumableCapacity off the apiserver drops ``allowMultipleAllocations`` and the
+    scheduler never passes it, so a selector then reads it as false whatever the slice says."""
     spec = data.get("spec") if isinstance(data.get("spec"), Mapping) else {}
     assert isinstance(spec, Mapping)
     driver = str(spec.get("driver") or "")
@@ -37,7 +40,7 @@ def devices_of_slice(data: Mapping[str, Any]) -> Iterator[SliceDevice]:
             continue
         attributes = entry.get("attributes") if isinstance(entry.get("attributes"), Mapping) else {}
         capacity = entry.get("capacity") if isinstance(entry.get("capacity"), Mapping) else {}
-        multiple = entry.get("allowMultipleAllocations")
+        multiple = entry.get("allowMultipleAllocations") if consumable_capacity else None
         yield SliceDevice(
             driver=driver,
             pool=pool,
@@ -47,5 +50,5 @@ def devices_of_slice(data: Mapping[str, Any]) -> Iterator[SliceDevice]:
         )
 
 
-def devices_of_slices(slices: Iterable[Mapping[str, Any]]) -> list[SliceDevice]:
-    return [device for data in slices for device in devices_of_slice(data)]
+def devices_of_slices(slices: Iterable[Mapping[str, Any]], *, consumable_capacity: bool) -> list[SliceDevice]:
+    return [device for data in slices for device in devices_of_slice(data, consumable_capacity=consumable_capacity)]

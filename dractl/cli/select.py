@@ -54,6 +54,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dractl.api.model import build_all
     from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
+    from dractl.cel.environment import GATE_CONSUMABLE_CAPACITY
     from dractl.cel.slices import devices_of_slices
     from dractl.explain.inputs import decode_errors
     from dractl.load import load_paths
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     slices = [obj.data for obj in slice_objects]
 
     rows: list[dict[str, Any]] = []
-    for entry in devices_of_slices(slices):
+    for entry in devices_of_slices(slices, consumable_capacity=feature_set.enabled(GATE_CONSUMABLE_CAPACITY)):
         row: dict[str, Any] = {"driver": entry.driver, "pool": entry.pool, "device": entry.name}
         try:
             row["result"] = selector.evaluate(entry.device)

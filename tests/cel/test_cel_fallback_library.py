@@ -162,7 +162,7 @@ def _answer(expression: str) -> Any:
     except CelCompileError as exc:
         return ("compile", exc.detail.split("\n")[0])
     answers: list[Any] = []
-    for device in devices_of_slices([yaml.safe_load(SLICE)]):
+    for device in devices_of_slices([yaml.safe_load(SLICE)], consumable_capacity=True):
         try:
             answers.append(selector.evaluate(device.device))
         except CelRuntimeError as exc:

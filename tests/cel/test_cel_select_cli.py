@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from dractl.cel.engines import ENGINES, engine_available
+
 SLICE = """\
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -69,6 +73,27 @@ def test_feature_gate_controls_list_attributes(run_dractl) -> None:
     assert [row.get("result") for row in json.loads(on.stdout)] == [True, False, False]
     off = run_dractl("select", expression, "-", "-o", "json", "-k", "1.36", stdin=slice_with_list)
     assert json.loads(off.stdout)[0]["error"] == "attribute models: unsupported attribute value"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("release", "gates", "expected"),
+    [
+        ("1.35", None, [False, False, False]),  # the gate is alpha: the field never reaches CEL
+        ("1.36", None, [True, False, False]),  # beta, on by default
+        ("1.36", "DRAConsumableCapacity=false", [False, False, False]),
+    ],
+)
+def test_allow_multiple_allocations_reaches_the_selector_only_with_its_gate(
+    run_dractl, engine: str, release: str, gates: str | None, expected: list[bool]
+) -> None:
+    if not engine_available(engine):
+        pytest.skip(f"CEL engine {engine} is not installed")
+    shared = SLICE.replace("  - name: a\n", "  - name: a\n    allowMultipleAllocations: true\n")
+    options = ["-k", release, "--cel-engine", engine] + (["--feature-gates", gates] if gates else [])
+    result = run_dractl("select", "device.allowMultipleAllocations", "-", "-o", "json", *options, stdin=shared)
+    assert result.returncode == 0, result.stderr
+    assert [row["result"] for row in json.loads(result.stdout)] == expected
 
 
 def test_both_engines_give_the_same_rows(run_dractl) -> None:

@@ -198,9 +198,11 @@ def _references_device(ast: CheckedAst) -> bool:
 def _devices(ctx: LintContext) -> list[SliceDevice]:
     cached = ctx.cache.get(_DEVICES_KEY)
     if cached is None:
+        from dractl.cel.environment import GATE_CONSUMABLE_CAPACITY
         from dractl.cel.slices import devices_of_slices
 
-        cached = devices_of_slices(obj.data for obj in ctx.workspace.slices)
+        cached = devices_of_slices((obj.data for obj in ctx.workspace.slices),
+                                   consumable_capacity=ctx.features.enabled(GATE_CONSUMABLE_CAPACITY))
         ctx.cache[_DEVICES_KEY] = cached
     result: list[SliceDevice] = cached
     return result

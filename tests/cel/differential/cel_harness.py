@@ -183,12 +183,12 @@ class Answer:
     crashed: str | None = None  # an exception dractl should never raise
 
 
-_devices_cache: dict[tuple[Path, str], list[Any]] = {}
+_devices_cache: dict[tuple[Path, str, bool], list[Any]] = {}
 
 
-def devices_of(slices_file: Path, release: str) -> list[Any]:
+def devices_of(slices_file: Path, release: str, consumable_capacity: bool = True) -> list[Any]:
     """The devices as ``dractl select`` builds them: dractl's loader, model and slice reader."""
-    key = (slices_file, release)
+    key = (slices_file, release, consumable_capacity)
     if key not in _devices_cache:
         from dractl.api.model import build_all
         from dractl.cel.slices import devices_of_slices
@@ -202,7 +202,8 @@ def devices_of(slices_file: Path, release: str) -> list[Any]:
         errors = decode_errors(objects, release)
         if errors:
             raise RuntimeError(f"{slices_file}: {errors[0]}")
-        _devices_cache[key] = [entry.device for entry in devices_of_slices([obj.data for obj in objects])]
+        _devices_cache[key] = [entry.device for entry in devices_of_slices(
+            [obj.data for obj in objects], consumable_capacity=consumable_capacity)]
     return _devices_cache[key]
 
 
@@ -217,7 +218,7 @@ def dractl_answer(config: Config, slices_file: Path, expression: str, engine: st
     except Exception as exc:
         return Answer(None, None, [], crashed=f"compile: {type(exc).__name__}: {exc}")
     results: list[Any] = []
-    for device in devices_of(slices_file, config.release):
+    for device in devices_of(slices_file, config.release, bool(config.gates.get("DRAConsumableCapacity"))):
         try:
             results.append(selector.evaluate(device))
         except CelRuntimeError as exc:
