@@ -29,7 +29,7 @@ import operator
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -786,15 +786,19 @@ def _selected(bodies: list[Any], binding: dict[str, Any]) -> Any:
     return bool(keep) if _is_bool(keep) else failure(NO_SUCH_OVERLOAD)
 
 
-def _map_list(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
-    result = []
+def _transformed(bindings: list[dict[str, Any]], bodies: list[Any]) -> Iterator[tuple[dict[str, Any], Any]]:
+    """(binding, value of the last body) for each binding the filter keeps, in order; a value
+    may be an error, which ends the loop as in cel-go's comprehension (the caller returns it)."""
     for binding in bindings:
         keep = _selected(bodies, binding)
-        if keep is not True:
-            if keep is False:
-                continue
-            return keep
-        value = _run(bodies[-1], binding)
+        if keep is False:
+            continue
+        yield binding, (_run(bodies[-1], binding) if keep is True else keep)
+
+
+def _map_list(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    result = []
+    for _binding, value in _transformed(bindings, bodies):
         if isinstance(value, CELEvalError):
             return value
         result.append(value)
@@ -816,13 +820,7 @@ def _filter(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> 
 
 def _transform_map(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
     result = ct.MapType()
-    for binding in bindings:
-        keep = _selected(bodies, binding)
-        if keep is not True:
-            if keep is False:
-                continue
-            return keep
-        value = _run(bodies[-1], binding)
+    for binding, value in _transformed(bindings, bodies):
         if isinstance(value, CELEvalError):
             return value
         result[next(iter(binding.values()))] = value
@@ -831,13 +829,7 @@ def _transform_map(bindings: list[dict[str, Any]], bodies: list[Any], _target: A
 
 def _transform_map_entry(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
     result = ct.MapType()
-    for binding in bindings:
-        keep = _selected(bodies, binding)
-        if keep is not True:
-            if keep is False:
-                continue
-            return keep
-        entry = _run(bodies[-1], binding)
+    for _binding, entry in _transformed(bindings, bodies):
         if isinstance(entry, CELEvalError):
             return entry
         if not isinstance(entry, dict):
