@@ -21,11 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jsonschema import Draft7Validator
 
+from dractl.api.decoding import author_data, compiled_schema
 from dractl.api.model import build_all
 from dractl.api.releases import Features
 from dractl.api.schemas import load_schema
 from dractl.lint.engine import Settings, lint
-from dractl.lint.rules.schema import _compiled, author_data
 from dractl.load import load_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +62,7 @@ def main() -> None:
         data = [(o.version, o.kind, author_data(o)) for o in objects]
 
         start = time.perf_counter()
-        checkers = {(v, k): _compiled(args.release, v, k) for v, k, _ in data}
+        checkers = {(v, k): compiled_schema(args.release, v, k) for v, k, _ in data}
         compile_seconds = time.perf_counter() - start
         start = time.perf_counter()
         accepted = sum(1 for v, k, d in data if checkers[(v, k)][1](d))  # type: ignore[index]

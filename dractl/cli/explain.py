@@ -99,10 +99,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dractl.api.decoding import decode_errors
     from dractl.api.model import build_all
     from dractl.api.workspace import Workspace
     from dractl.errors import UsageError
-    from dractl.explain.inputs import decode_errors
     from dractl.explain.render import render_text, to_data, to_yaml
     from dractl.explain.run import ExplainSettings
     from dractl.explain.run import explain as run_explain

@@ -52,11 +52,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dractl.api.decoding import decode_errors
     from dractl.api.model import build_all
     from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
     from dractl.cel.environment import GATE_CONSUMABLE_CAPACITY
     from dractl.cel.slices import devices_of_slices
-    from dractl.explain.inputs import decode_errors
     from dractl.load import load_paths
     from dractl.load.sources import read_stdin
 

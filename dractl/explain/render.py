@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dractl.allocator import DeviceEntry, NodeTrace, Rejection, RequestTrace
-    from dractl.explain.inputs import ClaimInput
+    from dractl.allocator.inputs import ClaimInput
     from dractl.explain.run import Explanation, NodeResult, UnitResult
     from dractl.explain.workloads import Replica, WorkloadResult
 

@@ -9,11 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from dractl.api.releases import Features
-from dractl.api.versions import GROUP, KINDS
-from dractl.api.workspace import Workspace
-from dractl.errors import InputError
-from dractl.explain.inputs import (
+from dractl.allocator.inputs import (
     AllocationUnit,
     ClaimInput,
     allocator_objects,
@@ -21,7 +17,12 @@ from dractl.explain.inputs import (
     plan,
     taint_rule_selectors,
 )
-from dractl.explain.workloads import Placement, WorkloadResult, place, replica_named, workload_for
+from dractl.allocator.replicas import replica_named, workload_for
+from dractl.api.releases import Features
+from dractl.api.versions import GROUP, KINDS
+from dractl.api.workspace import Workspace
+from dractl.errors import InputError
+from dractl.explain.workloads import Placement, WorkloadResult, place
 
 if TYPE_CHECKING:
     from dractl.allocator import Allocator, NodeInfo, Outcome

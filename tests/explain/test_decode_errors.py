@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from dractl.api.decoding import decode_errors
 from dractl.api.model import build_all
 from dractl.cli.testing import invoke
-from dractl.explain.inputs import decode_errors
 from dractl.load import load_text
 
 ROOT = Path(__file__).resolve().parents[2]

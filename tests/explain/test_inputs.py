@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from dractl.allocator.inputs import allocated_claims, plan
 from dractl.api.model import build_all
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
-from dractl.explain.inputs import allocated_claims, plan
 from dractl.load import load_text
 
 TEMPLATE = """\

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from dractl.allocator.inputs import generated_claim_name, plan
 from dractl.api.model import build_all
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
-from dractl.explain.inputs import generated_claim_name, plan
 from dractl.load import load_text
 
 DUMP = Path(__file__).parent / "data" / "kubectl-dump.yaml"

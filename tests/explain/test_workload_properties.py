@@ -19,13 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dractl.allocator import Allocator, Inventory, NodeInfo
+from dractl.allocator.inputs import allocator_objects
 from dractl.allocator.nodes import parse_node_selector
+from dractl.allocator.replicas import with_allocation
 from dractl.api.model import build_all
 from dractl.api.releases import Features
 from dractl.api.workspace import Workspace
-from dractl.explain.inputs import allocator_objects
 from dractl.explain.run import ExplainSettings, explain
-from dractl.explain.workloads import WorkloadResult, with_allocation
+from dractl.explain.workloads import WorkloadResult
 from dractl.load import load_text
 
 DRIVER = "gpu.example.com"

@@ -1,5 +1,4 @@
-"""The rule modules. Importing this package imports none of them (``explain`` and ``select``
-use the schema checker of :mod:`dractl.lint.rules.schema` alone); :func:`import_all` imports
+"""The rule modules. Importing this package imports none of them; :func:`import_all` imports
 every one, explicitly; the order here is the order of docs/rules.md."""
 
 

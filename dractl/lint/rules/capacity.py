@@ -35,7 +35,7 @@ from dractl.lint.rules._common import folder
 from dractl.lint.rules.slices import current_pools
 
 if TYPE_CHECKING:
-    from dractl.explain.inputs import AllocationUnit
+    from dractl.allocator.inputs import AllocationUnit
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 # A selector that pins the driver: `device.driver == "X"`, alone or as the first operand of a
@@ -335,8 +335,9 @@ class _Solver:
 
     def findings(self) -> Iterator[Finding]:
         from dractl.allocator import Allocator, Inventory, NodeInfo
+        from dractl.allocator.inputs import allocator_objects, taint_rule_selectors
+        from dractl.api.decoding import decode_errors
         from dractl.errors import DractlError
-        from dractl.explain.inputs import allocator_objects, decode_errors, taint_rule_selectors
 
         features = self.ctx.features
         inputs = allocator_objects(self.ws, features)
@@ -418,8 +419,8 @@ class _Solver:
         Pods whose claims are missing from the inputs, and claims naming a DeviceClass that is
         not among them or a request no node could ever satisfy, are other rules' findings.
         """
+        from dractl.allocator.inputs import AllocationUnit, plan
         from dractl.errors import DractlError
-        from dractl.explain.inputs import AllocationUnit, plan
 
         checked = [o for o in self.ws.checked if self._judgeable(o)]
         try:
@@ -440,7 +441,7 @@ class _Solver:
         return [(u, scope) for u, scope in out if u.claims and not u.preallocated]
 
     def _judgeable(self, obj: ApiObject) -> bool:
-        from dractl.explain.inputs import pod_spec
+        from dractl.allocator.inputs import pod_spec
 
         spec, _ = pod_spec(obj)
         if spec is None:
@@ -541,7 +542,7 @@ class _Solver:
         )
         path: tuple[Any, ...] = ("metadata", "name")
         if pod is not None:
-            from dractl.explain.inputs import pod_spec
+            from dractl.allocator.inputs import pod_spec
 
             _, spec_path = pod_spec(pod)
             path = (*spec_path, "resourceClaims")

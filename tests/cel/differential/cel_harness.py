@@ -190,9 +190,9 @@ def devices_of(slices_file: Path, release: str, consumable_capacity: bool = True
     """The devices as ``dractl select`` builds them: dractl's loader, model and slice reader."""
     key = (slices_file, release, consumable_capacity)
     if key not in _devices_cache:
+        from dractl.api.decoding import decode_errors
         from dractl.api.model import build_all
         from dractl.cel.slices import devices_of_slices
-        from dractl.explain.inputs import decode_errors
         from dractl.load import load_paths
 
         loaded = load_paths([str(slices_file)])

@@ -19,7 +19,6 @@ from dractl.api.model import ApiObject
 from dractl.api.releases import Features
 from dractl.api.versions import GROUP
 from dractl.api.workspace import Workspace
-from dractl.diagnostics import Position
 from dractl.errors import InputError
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -294,40 +293,6 @@ def _pod_missing(workspace: Workspace, wanted: str) -> str:
         return f"Pod {wanted} has no claims to allocate (no resourceClaims, or none the controller made)"
     known = f"; Pods with resourceClaims: {', '.join(pods[:10])}" if pods else "; the input has no Pod with resourceClaims"
     return f"Pod {wanted} is not in the input (kubectl get pods -A -o yaml){known}"
-
-
-@dataclass(frozen=True)
-class DecodeError:
-    """A value in an input object that the apiserver's decoder cannot read (see
-    :func:`dractl.lint.rules.schema.decode_errors`)."""
-
-    obj: ApiObject
-    position: Position
-    message: str
-    hint: str | None
-
-    def __str__(self) -> str:
-        what = f"{self.obj.kind} {self.obj.qualified_name}" if self.obj.name else self.obj.kind
-        hint = f" ({self.hint})" if self.hint else ""
-        return f"{self.position}: {what}: {self.message}{hint}"
-
-
-def decode_errors(objects: Iterable[ApiObject], release: str) -> list[DecodeError]:
-    """Every value of the wrong type, unparsable quantity or time in the objects explain reads.
-
-    The allocator, like the scheduler, reads only objects the apiserver accepted: it trusts
-    their shape. An object that no apiserver could have decoded is refused before it gets there.
-    """
-    from dractl.lint.rules.schema import decode_errors as object_decode_errors
-
-    out: list[DecodeError] = []
-    for obj in objects:
-        errors = [
-            DecodeError(obj, finding.position or obj.position(), finding.message, finding.hint)
-            for finding in object_decode_errors(obj, release)
-        ]
-        out.extend(sorted(errors, key=lambda e: (e.position.line, e.position.column)))
-    return out
 
 
 def device_taint_rules_enabled(features: Features) -> bool:
