@@ -118,11 +118,16 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
 
         return reclassify(exc, environment, engine_name, getattr(engine, "implemented_libraries", frozenset()))
     ast = getattr(program, "ast", None)
-    if ast is not None and "literal-validators" in environment.libraries:
+    if ast is not None:
         from dractl.cel import messages
+        from dractl.cel.format_check import format_call_errors
         from dractl.cel.validators import literal_errors
 
-        invalid = literal_errors(ast, expression)
+        # cel-go runs the validators in the order the environment added them and prints every
+        # error sorted by position.
+        invalid = literal_errors(ast, expression) if "literal-validators" in environment.libraries else []
+        if "strings-v2" in environment.libraries:
+            invalid = sorted(invalid + format_call_errors(ast, expression), key=lambda e: (e.line, e.column))
         if invalid:
             issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err in invalid]
             return CelCompileError("compilation failed: " + messages.format_issues(issues), invalid)
@@ -131,10 +136,10 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
     if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):
         message = f"must evaluate to bool or the unknown type, not {output}"
         return CelCompileError(message, [CelError(message, 1, 1)])
-    if ast is not None and "regex" in environment.libraries:
-        from dractl.cel.validators import program_error
+    if ast is not None:
+        from dractl.cel.program_build import program_error
 
-        failure = program_error(ast, expression)
+        failure = program_error(ast, expression, environment.libraries)
         if failure is not None:
             detail = f"program instantiation failed: {failure.message}"
             return CelCompileError(detail, [failure], kind="internal")

@@ -16,25 +16,58 @@ from datetime import datetime
 from dractl.cel.ast import CelType, CheckedAst, Expr
 from dractl.cel.errors import CelError
 
-# Go's time.ParseDuration: an optional sign, then number+unit pairs, or a bare "0".
-_DURATION = re.compile(r"^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$")
-_MAX_DURATION_SECONDS = 315_576_000_000  # CEL durations span about ±10,000 years
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_NANOSECONDS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
+                     "m": 60_000_000_000, "h": 3_600_000_000_000}
+_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
+_MIN_UNIX_TIME, _MAX_UNIX_TIME = -62135596800, 253402300799  # cel-go's timestamp range: years 1 to 9999
 # time.RFC3339 as Go parses it (fractional seconds allowed, a zone required).
 _TIMESTAMP = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
 )
 
 
-def _duration_ok(text: str) -> bool:
-    if not _DURATION.match(text):
+def duration_literal_ok(text: str) -> bool:
+    """Whether Go's ``time.ParseDuration`` takes ``text``: number+unit pairs (or a bare ``0``)
+    whose sum fits int64 nanoseconds (about ±292 years)."""
+    body = text[1:] if text[:1] in "+-" else text
+    if body == "0":
+        return True
+    if not body:
         return False
-    seconds = sum(float(number) * _UNIT_SECONDS[unit] for number, unit in _DURATION_PART.findall(text))
-    return seconds <= _MAX_DURATION_SECONDS
+    total = 0
+    position = 0
+    while position < len(body):
+        part = _DURATION_PART.match(body, position)
+        if part is None or part.end() == position:
+            return False
+        whole, fraction, unit = part.group(1), part.group(2), part.group(3)
+        if (not whole and not fraction) or unit not in _UNIT_NANOSECONDS:
+            return False
+        scale = _UNIT_NANOSECONDS[unit]
+        value = int(whole or "0")
+        if value > (1 << 63) // scale:
+            return False
+        value *= scale
+        if fraction:  # Go keeps the digits that fit int64 and adds the fraction in float64
+            kept = 0
+            digits = 0
+            for digit in fraction:
+                if kept > ((1 << 63) - 1) // 10:
+                    break
+                kept = kept * 10 + int(digit)
+                digits += 1
+            value += int(float(kept) * (scale / 10 ** digits))
+            if value > 1 << 63:
+                return False
+        total += value
+        if total > 1 << 63:
+            return False
+        position = part.end()
+    return text.startswith("-") or total <= (1 << 63) - 1
 
 
-def _timestamp_ok(text: str) -> bool:
+def timestamp_literal_ok(text: str) -> bool:
+    """Whether cel-go's ``timestamp(text)`` succeeds: RFC 3339 as Go parses it, years 1 to 9999."""
     match = _TIMESTAMP.match(text)
     if not match:
         return False
@@ -52,12 +85,17 @@ def _regex_ok(text: str) -> bool:
     return re2_error(text) is None
 
 
-# (function, check) in cel-go's order; the literal is the call's first argument not counting a
-# member call's target (so ``matches(a, b)`` checks ``a``, as cel-go does).
+def _timestamp_seconds_ok(seconds: int) -> bool:
+    return _MIN_UNIX_TIME <= seconds <= _MAX_UNIX_TIME
+
+
+# (function, check of a string literal, check of an int literal) in cel-go's order; the literal is
+# the call's first argument not counting a member call's target (so ``matches(a, b)`` checks
+# ``a``, as cel-go does).
 _FORMAT_CHECKS = (
-    ("duration", _duration_ok),
-    ("timestamp", _timestamp_ok),
-    ("matches", _regex_ok),
+    ("duration", duration_literal_ok, None),
+    ("timestamp", timestamp_literal_ok, _timestamp_seconds_ok),
+    ("matches", _regex_ok, None),
 )
 
 
@@ -71,14 +109,21 @@ def literal_errors(ast: CheckedAst, expression: str) -> list[CelError]:
     """The errors cel-go's literal validators report, sorted by position as cel-go prints them."""
     errors: list[CelError] = []
     nodes = ast.root.walk()
-    for function, check in _FORMAT_CHECKS:
+    for function, check_text, check_int in _FORMAT_CHECKS:
         for node in nodes:
             if node.kind != "call" or node.name != function or not node.args:
                 continue
             literal = node.args[0]
-            if literal.kind != "const" or not isinstance(literal.value, str):
+            if literal.kind != "const":
                 continue
-            if not check(literal.value):
+            value = literal.value
+            if isinstance(value, str):
+                valid = check_text(value)
+            elif check_int is not None and isinstance(value, int) and not isinstance(value, bool):
+                valid = check_int(value)
+            else:
+                continue
+            if not valid:
                 line, column = _position(ast, expression, literal)
                 errors.append(CelError(f"invalid {function} argument", line, column))
     exempt = _inside_format(ast.root)
@@ -128,26 +173,3 @@ def _homogeneous(ast: CheckedAst, expression: str, elements: list[Expr], errors:
                 line, column))
             if stop:
                 return
-
-
-# The Kubernetes regex library compiles constant patterns of ``find`` and ``findAll`` when the
-# program is built (cel.OptimizeRegex); a bad one fails the program, which upstream reports as
-# an internal error (``program instantiation failed: ...``).
-_CONSTANT_REGEX_FUNCTIONS = ("find", "findAll")
-
-
-def program_error(ast: CheckedAst, expression: str) -> CelError | None:
-    """Why building the program fails, as cel-go words it, at the pattern; or None."""
-    from dractl.cel.regex import go_regexp_error
-
-    for node in ast.root.walk():
-        if node.kind != "call" or node.name not in _CONSTANT_REGEX_FUNCTIONS or node.operand is None:
-            continue
-        pattern = node.args[0] if node.args else None
-        if pattern is None or pattern.kind != "const" or not isinstance(pattern.value, str):
-            continue
-        error = go_regexp_error(pattern.value)
-        if error is not None:
-            line, column = _position(ast, expression, pattern)
-            return CelError(error, line, column)
-    return None

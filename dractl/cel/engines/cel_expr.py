@@ -1212,9 +1212,15 @@ def _top_level_arguments(text: str, start: int) -> int:
 
 def _refuse_private_type_names(ast: CheckedAst, expression: str) -> None:
     """The library types are messages of this engine's descriptor pool, so their names resolve
-    as type literals; upstream's do not (``kubernetes`` is undeclared)."""
+    as type literals; upstream's do not (``kubernetes`` is undeclared). Nor is ``dyn`` a type
+    name in cel-go."""
     for node in ast.root.walk():
         reference = ast.references.get(node.id, "")
+        if node.kind == "ident" and reference == "dyn" and ast.type_of(node).kind == "type":
+            line, column = expression_line_column(expression, ast.positions.get(node.id, 0))
+            err = CelError("undeclared reference to 'dyn' (in container '')", line, column)
+            issues = [(err, messages.snippet_for(expression, line, column))]
+            raise CelCompileError("compilation failed: " + messages.format_issues(issues), [err])
         if node.kind != "ident" or not reference.startswith("kubernetes."):
             continue
         if reference == "kubernetes.DRADevice":
