@@ -59,7 +59,9 @@ ROWS: list[tuple[str, object]] = [
     (f"{C}.memory.major() == 1", ("compile", "found no matching overload for 'major' applied to 'kubernetes.Quantity.()'")),
     (f'{C}["memory"].isGreaterThan(semver("1.0.0"))',
      ("compile", "found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(kubernetes.Semver)'")),
-    (f"{C}.memory.sign() == 1", ("compile", "undeclared reference to 'sign' (in container '')")),
+    # sign is declared as a global function only: a member call has no matching overload
+    (f"{C}.memory.sign() == 1",
+     ("compile", "found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'")),
     (f"sign({C}.memory) == 1", True),
     # a dotted name that resolves to nothing: cel-go names its first part, where it starts
     ("device.driver == gpu.example.com",
@@ -127,7 +129,9 @@ ROWS: list[tuple[str, object]] = [
 
 # Rows an engine cannot do, with the reason; strict, so a row that starts passing is noticed.
 GAPS: dict[str, dict[str, str]] = {
-    DEFAULT_ENGINE: {},
+    DEFAULT_ENGINE: {
+        f"{C}.memory.sign() == 1": "cel-cpp reports a member call of a global-only function as undeclared",
+    },
     FALLBACK_ENGINE: {
         f"{C}.memory.isGreaterThan({A}.driverVersion)": "runtime overload errors do not name the argument types",
     },

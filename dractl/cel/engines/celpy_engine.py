@@ -12,12 +12,10 @@ cel-go's extensions. This module adds what DRA selectors need on top of its inte
 * CEL's heterogeneous numeric equality and cross-type numeric ordering (``x == 3.0`` on an int);
 * upstream's runtime error texts (``no such key: <name>``, ``got 'types.Int', expected iterable
   type``, ...);
-* compile-time checks that need no type checker (:mod:`dractl.cel.engines.celpy_syntax`).
+* cel-go's type checker and its compile errors (:mod:`dractl.cel.engines.celpy_checker`).
 
 Known gaps (tests name them): optional list and map literal entries (``[?x]``) do not parse;
-type errors that need inferred types (an attribute compared with a value of another type)
-surface at run time as ``no such overload`` or not at all; cost is bounded from below for
-literal ranges only.
+cost is bounded from below for literal ranges only.
 """
 
 from __future__ import annotations
@@ -43,6 +41,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
+from dractl.cel.engines.celpy_checker import check
 from dractl.cel.engines.celpy_library import (
     CONVERSIONS,
     library_functions,
@@ -52,7 +51,7 @@ from dractl.cel.engines.celpy_library import (
     size,
     sort_by_keys,
 )
-from dractl.cel.engines.celpy_syntax import MACROS, check
+from dractl.cel.engines.celpy_syntax import MACROS
 from dractl.cel.engines.celpy_values import (
     GO_TYPES,
     LIBRARY_TYPES,
