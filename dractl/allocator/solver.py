@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 import time
-import uuid
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from dractl.allocator.trace import NodeTrace, PoolTrace, Reason, Rejection, Requ
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
 DEFAULT_TIMEOUT = 10.0
-_SHARE_ID_NAMESPACE = uuid.UUID("6f1c2d1e-6a53-4c3e-9d55-6d7261637431")
+_SHARE_ID_NAMESPACE = "6f1c2d1e-6a53-4c3e-9d55-6d7261637431"
 
 Status = Literal["allocated", "unschedulable", "error", "timeout"]
 
@@ -690,7 +689,9 @@ class _Run:
         # is part of the name: claims allocated one after another must not share IDs.
         self.shares += 1
         name = f"{self.node.name}/{self.claim_refs[claim_index]}/{'/'.join(device_id)}/{self.shares}"
-        return str(uuid.uuid5(_SHARE_ID_NAMESPACE, name))
+        import uuid  # here: its import (platform and more) would cost every explain 5 ms
+
+        return str(uuid.uuid5(uuid.UUID(_SHARE_ID_NAMESPACE), name))
 
     # ----------------------------------------------------------------- trace
 
