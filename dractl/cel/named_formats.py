@@ -14,13 +14,6 @@ import datetime
 import re
 from collections.abc import Callable
 
-from dractl.api.validation.formats import (
-    is_qualified_name,
-    is_valid_label_value,
-    name_is_dns1035_label,
-    name_is_dns_label,
-    name_is_dns_subdomain,
-)
 from dractl.cel.urls import request_uri_error
 
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
@@ -67,16 +60,29 @@ def _uri(text: str) -> list[str]:
     return [error] if error else []
 
 
+def _apimachinery(name: str, *prefix: bool) -> Callable[[str], list[str]]:
+    """The validator ``name`` of dractl.api.validation.formats, imported on first use (with it,
+    the whole validation package, which a start of ``select`` does not otherwise need)."""
+
+    def validate(text: str) -> list[str]:
+        from dractl.api.validation import formats
+
+        messages: list[str] = getattr(formats, name)(text, *prefix)
+        return messages
+
+    return validate
+
+
 #: format name → validator, as ``format.<name>()`` and ``format.named("<name>")`` know them.
 FORMATS: dict[str, Callable[[str], list[str]]] = {
-    "dns1123Label": lambda text: name_is_dns_label(text, False),
-    "dns1123Subdomain": lambda text: name_is_dns_subdomain(text, False),
-    "dns1035Label": lambda text: name_is_dns1035_label(text, False),
-    "qualifiedName": is_qualified_name,
-    "dns1123LabelPrefix": lambda text: name_is_dns_label(text, True),
-    "dns1123SubdomainPrefix": lambda text: name_is_dns_subdomain(text, True),
-    "dns1035LabelPrefix": lambda text: name_is_dns1035_label(text, True),
-    "labelValue": is_valid_label_value,
+    "dns1123Label": _apimachinery("name_is_dns_label", False),
+    "dns1123Subdomain": _apimachinery("name_is_dns_subdomain", False),
+    "dns1035Label": _apimachinery("name_is_dns1035_label", False),
+    "qualifiedName": _apimachinery("is_qualified_name"),
+    "dns1123LabelPrefix": _apimachinery("name_is_dns_label", True),
+    "dns1123SubdomainPrefix": _apimachinery("name_is_dns_subdomain", True),
+    "dns1035LabelPrefix": _apimachinery("name_is_dns1035_label", True),
+    "labelValue": _apimachinery("is_valid_label_value"),
     "uri": _uri,
     "uuid": _message_if(lambda text: bool(_UUID.match(text)), "does not match the UUID format"),
     "byte": _message_if(_valid_base64, "invalid base64"),
