@@ -10,6 +10,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
+# Every test checks: no lint report comes from an earlier run's cache (tests/lint/test_cache.py
+# turns it on and compares both). Subprocesses inherit it.
+os.environ["DRACTL_NO_CACHE"] = "1"
+
 
 @pytest.fixture
 def run_dractl():

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import TYPE_CHECKING
 
 from dractl.cli.options import (
     add_cel_engine,
@@ -12,11 +14,15 @@ from dractl.cli.options import (
     add_kubernetes_version,
     add_max_file_size,
     add_paths,
+    env_flag,
     limits,
     positive_int,
     use_color,
 )
 from dractl.report import FORMATS
+
+if TYPE_CHECKING:
+    from dractl.lint.cache import StoredRun
 
 DESCRIPTION = """\
 Check manifests for everything the apiserver would reject, CEL errors and likely mistakes.
@@ -84,10 +90,91 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "-j", "--jobs", metavar="N", type=positive_int,
         help="Processes for many files (default: one per CPU; used only when it pays).",
     )
+    parser.add_argument(
+        "--no-cache", action="store_true", default=env_flag("DRACTL_NO_CACHE"),
+        help="Check again even if the inputs, settings and dractl are those of an earlier run. "
+        "[env: DRACTL_NO_CACHE]",
+    )
+    parser.add_argument(
+        "--cache-dir", metavar="DIR", default=os.environ.get("DRACTL_CACHE_DIR"),
+        help="Keep the reports of earlier runs here (default: .dractl_cache beside the "
+        "configuration file, else in the current folder). [env: DRACTL_CACHE_DIR]",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from dractl.errors import DractlError
+    from dractl.lint.cache import default_folder, open_cache
+    from dractl.lint.config import config_path
+    from dractl.load.sources import expand_paths, read_stdin
+
+    found = config_path(args.config, discover=not args.no_config)
+    config = str(found) if found is not None else None
+    try:
+        candidates: list[str] | None = list(expand_paths(args.paths))
+        context_files = list(expand_paths(args.context or ()))
+    except DractlError:
+        # a path that does not exist: no cache; _check reports it after the settings' errors
+        candidates = None
+    reads_stdin = "-" in args.paths or "-" in (args.context or [])
+    stdin = read_stdin(args.max_file_size) if reads_stdin and candidates is not None else None
+    cache = None
+    if not args.no_cache and candidates is not None:
+        command = {k: v for k, v in sorted(vars(args).items()) if k not in ("no_cache", "cache_dir")}
+        command["color"] = _color(args)
+        cache = open_cache(
+            args.cache_dir or default_folder(config),
+            command=command,
+            files=candidates,
+            context_files=context_files,
+            config=config,
+            stdin=stdin,
+        )
+    stored = cache.load() if cache is not None else None
+    if stored is None:
+        stored = _check(args, config, candidates, stdin)
+        if cache is not None:
+            cache.store(stored)
+    if args.output_file:
+        _write_report(args.output_file, stored.report)
+    else:
+        sys.stdout.write(stored.report)
+    for line in stored.errors:
+        print(line, file=sys.stderr)
+    return stored.exit_code
+
+
+def _color(args: argparse.Namespace) -> bool:
+    return use_color(args.color, None if args.output_file is None else _A_FILE)
+
+
+class _NotATerminal:
+    """Where --output-file writes, for the colour decision: a file is no terminal."""
+
+    def isatty(self) -> bool:
+        return False
+
+
+_A_FILE = _NotATerminal()
+
+
+def _write_report(path: str, report: str) -> None:
     from dractl.errors import UsageError
+
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(report)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write the report: {exc.strerror}") from None
+
+
+def _check(
+    args: argparse.Namespace, config: str | None, candidates: list[str] | None, stdin: bytes | None
+) -> StoredRun:
+    """Lint the inputs: the report as it is to be printed, the lines for stderr, the exit code."""
+    import io
+
+    from dractl.lint.cache import StoredRun
     from dractl.lint.config import build_settings, load_config
     from dractl.lint.engine import lint as run_lint
     from dractl.lint.parallel import default_jobs, load_files
@@ -96,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     from dractl.report import ReportContext, get_reporter
     from dractl.report.progress import Progress
 
-    configuration = load_config(args.config, discover=not args.no_config)
+    configuration = load_config(config, discover=False)
     settings = build_settings(
         configuration,
         kubernetes_version=args.kubernetes_version,
@@ -107,10 +194,12 @@ def run(args: argparse.Namespace) -> int:
         cel_engine=args.cel_engine,
     )
     strict = bool(configuration.strict) if args.strict is None else args.strict
-    files = [p for p in expand_paths(args.paths) if not configuration.excluded(p)]
+    if candidates is None:
+        candidates = list(expand_paths(args.paths))
+    files = [p for p in candidates if not configuration.excluded(p)]
     input_limits = limits(args.max_file_size)
-    reads_stdin = "-" in args.paths or "-" in (args.context or [])
-    stdin = read_stdin(input_limits.max_file_bytes) if reads_stdin else None
+    if stdin is None and ("-" in args.paths or "-" in (args.context or [])):
+        stdin = read_stdin(input_limits.max_file_bytes)
     jobs = args.jobs or default_jobs()
     progress = Progress(len(files))
     try:
@@ -126,26 +215,21 @@ def run(args: argparse.Namespace) -> int:
         result = run_lint(loaded, settings, context_loaded, jobs=jobs)
     finally:
         progress.done()
-    try:
-        out = open(args.output_file, "w", encoding="utf-8") if args.output_file else sys.stdout  # noqa: SIM115
-    except OSError as exc:
-        raise UsageError(f"{args.output_file}: cannot write the report: {exc.strerror}") from None
-    try:
-        context = ReportContext(loaded, use_color(args.color, out), args.quiet)
-        get_reporter(args.format)(result, context, out)
-    finally:
-        if args.output_file:
-            out.close()
-    for message in loaded.unreadable + (context_loaded.unreadable if context_loaded else []):
-        print(f"dractl: error: {message}", file=sys.stderr)
+    report = io.StringIO()
+    get_reporter(args.format)(result, ReportContext(loaded, _color(args), args.quiet), report)
+    errors = [
+        f"dractl: error: {message}"
+        for message in loaded.unreadable + (context_loaded.unreadable if context_loaded else [])
+    ]
     if context_loaded is not None:
         # Context files are never reported on, but one that cannot be read must say why.
         for problem in context_loaded.diagnostics:
             if problem.rule in ("DRA001", "DRA002", "DRA005"):
-                print(f"dractl: error: --context {problem.position}: {problem.message}", file=sys.stderr)
+                errors.append(f"dractl: error: --context {problem.position}: {problem.message}")
     if result.input_failed or loaded.unreadable or (context_loaded and context_loaded.failed):
-        return 2
-    summary = result.summary
-    if summary["errors"] or (strict and summary["warnings"]):
-        return 1
-    return 0
+        exit_code = 2
+    elif result.summary["errors"] or (strict and result.summary["warnings"]):
+        exit_code = 1
+    else:
+        exit_code = 0
+    return StoredRun(report.getvalue(), errors, exit_code)

@@ -92,6 +92,11 @@ def add_max_file_size(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def env_flag(name: str) -> bool:
+    """A yes/no environment variable: set to anything but ``0``, ``false`` or ``no`` is yes."""
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
 def parse_size(text: str | int) -> int:
     """``1000``, ``512k``, ``64M``, ``64MiB``, ``1.5G``: binary multiples, as ``ulimit`` and ``du``."""
     if isinstance(text, int):

@@ -147,15 +147,20 @@ def _has_tool_table(pyproject: Path) -> bool:
     return re.search(r"^\s*\[tool\.dractl\]", text, re.MULTILINE) is not None
 
 
-def load_config(explicit: str | None = None, *, discover: bool = True) -> Config:
-    """The configuration to use: ``explicit`` if given, else the one found, else the defaults."""
+def config_path(explicit: str | None = None, *, discover: bool = True) -> Path | None:
+    """The configuration file to read: ``explicit`` if given, else the one found (None: none)."""
     if explicit is not None:
         path = Path(explicit)
         if not path.is_file():
             raise UsageError(f"{explicit}: configuration file not found")
-        return read_config(path)
-    found = find_config() if discover else None
-    return read_config(found) if found is not None else Config()
+        return path
+    return find_config() if discover else None
+
+
+def load_config(explicit: str | None = None, *, discover: bool = True) -> Config:
+    """The configuration to use: ``explicit`` if given, else the one found, else the defaults."""
+    path = config_path(explicit, discover=discover)
+    return read_config(path) if path is not None else Config()
 
 
 def read_config(path: Path) -> Config:
