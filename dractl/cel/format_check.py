@@ -22,6 +22,7 @@ list literal) is only known when the expression runs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from dractl.cel.ast import CelType, CheckedAst, Expr
 from dractl.cel.errors import CelError
@@ -61,7 +62,7 @@ def go_type_name(kind: CelType) -> str:
     return kind.kind
 
 
-class _FormatError(Exception):
+class FormatError(Exception):
     def __init__(self, message: str, node: Expr | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -75,7 +76,7 @@ def _precision(text: str, start: int) -> int:
     index = start + 1
     while True:
         if index >= len(text):
-            raise _FormatError("could not parse formatting clause: error while parsing precision: "
+            raise FormatError("could not parse formatting clause: error while parsing precision: "
                                "could not find end of precision specifier")
         if not ("0" <= text[index] <= "9"):
             break
@@ -83,12 +84,12 @@ def _precision(text: str, start: int) -> int:
     digits = text[start + 1:index]
     problem = "invalid syntax" if not digits else "value out of range" if int(digits) >= 1 << 63 else ""
     if problem:
-        raise _FormatError("could not parse formatting clause: error while parsing precision: error while "
+        raise FormatError("could not parse formatting clause: error while parsing precision: error while "
                            f'converting precision to integer: strconv.Atoi: parsing "{digits}": {problem}')
     return index
 
 
-def _check_clauses(text: str, arguments: list[Expr], verify: Callable[[str, Expr], None]) -> int:
+def check_clauses(text: str, arguments: list[Any], verify: Callable[[str, Any], None]) -> int:
     """Walk the format string as cel-go's parseFormatString does; the number of clauses."""
     data = text.encode()
     # Go indexes the string by byte; a clause letter is one byte, shown as that byte's rune.
@@ -105,43 +106,52 @@ def _check_clauses(text: str, arguments: list[Expr], verify: Callable[[str, Expr
         argument = used
         used += 1
         if index + 1 >= len(symbols):
-            raise _FormatError("unexpected end of string")
+            raise FormatError("unexpected end of string")
         if argument >= len(arguments):
-            raise _FormatError(f"index {argument} out of range")
+            raise FormatError(f"index {argument} out of range")
         after = _precision(symbols, index + 1)
         letter = symbols[after]
         if letter != "s" and letter not in _CLAUSES:
-            raise _FormatError(f'could not parse formatting clause: unrecognized formatting clause "{letter}"')
+            raise FormatError(f'could not parse formatting clause: unrecognized formatting clause "{letter}"')
         verify(letter, arguments[argument])
         index = after + 1
     return used
 
 
-def _verifier(ast: CheckedAst) -> Callable[[str, Expr], None]:
-    def string_clause(node: Expr) -> None:
-        kind = _kind(ast.type_of(node))
+def verifier(type_of: Callable[[Any], tuple[str, str]],
+             elements: Callable[[Any], list[Any]]) -> Callable[[str, Any], None]:
+    """The clause check of cel-go's validator over any engine's tree: ``type_of(node)`` gives the
+    argument's kind and Go type name (``("any", "google.protobuf.Any")``), ``elements(node)`` the
+    keys and values of a list or map literal (a string clause checks them too)."""
+    def string_clause(node: Any) -> None:
+        kind, name = type_of(node)
         if kind != "dyn" and kind not in _STRING_KINDS:
-            raise _FormatError(f"error during formatting: {_STRING_CLAUSE}, was given "
-                               f"{go_type_name(ast.type_of(node))}", node)
-        if node.kind == "list":
-            for element in node.args:
-                string_clause(element)
-        elif node.kind == "map":
-            for key, value in node.entries:
-                if isinstance(key, Expr):
-                    string_clause(key)
-                string_clause(value)
+            raise FormatError(f"error during formatting: {_STRING_CLAUSE}, was given {name}", node)
+        for element in elements(node):
+            string_clause(element)
 
-    def verify(letter: str, node: Expr) -> None:
+    def verify(letter: str, node: Any) -> None:
         if letter == "s":
             string_clause(node)
             return
         accepted, message = _CLAUSES[letter]
-        kind = _kind(ast.type_of(node))
+        kind, name = type_of(node)
         if kind != "dyn" and kind not in accepted:
-            raise _FormatError(f"error during formatting: {message}, was given {go_type_name(ast.type_of(node))}",
-                               node)
+            raise FormatError(f"error during formatting: {message}, was given {name}", node)
     return verify
+
+
+def _verifier(ast: CheckedAst) -> Callable[[str, Expr], None]:
+    def type_of(node: Expr) -> tuple[str, str]:
+        return _kind(ast.type_of(node)), go_type_name(ast.type_of(node))
+
+    def elements(node: Expr) -> list[Expr]:
+        if node.kind == "list":
+            return list(node.args)
+        if node.kind == "map":
+            return [part for key, value in node.entries for part in (key, value) if isinstance(part, Expr)]
+        return []
+    return verifier(type_of, elements)
 
 
 def _checked_calls(ast: CheckedAst) -> list[Expr]:
@@ -156,21 +166,27 @@ def _checked_calls(ast: CheckedAst) -> list[Expr]:
     return calls
 
 
+def call_error(text: str, arguments: list[Any], verify: Callable[[str, Any], None]) -> tuple[str, Any] | None:
+    """The problem cel-go reports for one call: its text and the argument it is about (``None``:
+    the call itself); ``None`` when the call is fine."""
+    try:
+        used = check_clauses(text, arguments, verify)
+    except FormatError as failure:
+        return failure.message, failure.node
+    if len(arguments) > used:
+        return f"too many arguments supplied to string.format (expected {used}, got {len(arguments)})", None
+    return None
+
+
 def format_call_errors(ast: CheckedAst, expression: str) -> list[CelError]:
     """The errors cel-go's string format validator reports for ``ast``, in tree order."""
     errors: list[CelError] = []
     verify = _verifier(ast)
     for call in _checked_calls(ast):
-        arguments = call.args[0].args
-        try:
-            used = _check_clauses(call.operand.value, arguments, verify)  # type: ignore[union-attr]
-        except _FormatError as failure:
-            at = failure.node if failure.node is not None else call
+        problem = call_error(call.operand.value, call.args[0].args, verify)  # type: ignore[union-attr]
+        if problem is not None:
+            message, node = problem
+            at = node if node is not None else call
             line, column = expression_line_column(expression, ast.positions.get(at.id, 0))
-            errors.append(CelError(failure.message, line, column))
-            continue
-        if len(arguments) > used:
-            line, column = expression_line_column(expression, ast.positions.get(call.id, 0))
-            errors.append(CelError(f"too many arguments supplied to string.format (expected {used}, "
-                                   f"got {len(arguments)})", line, column))
+            errors.append(CelError(message, line, column))
     return errors

@@ -85,7 +85,8 @@ def _regex_ok(text: str) -> bool:
     return re2_error(text) is None
 
 
-def _timestamp_seconds_ok(seconds: int) -> bool:
+def timestamp_seconds_ok(seconds: int) -> bool:
+    """Whether ``timestamp(<int>)`` is in cel-go's range (years 1 to 9999)."""
     return _MIN_UNIX_TIME <= seconds <= _MAX_UNIX_TIME
 
 
@@ -94,7 +95,7 @@ def _timestamp_seconds_ok(seconds: int) -> bool:
 # ``a``, as cel-go does).
 _FORMAT_CHECKS = (
     ("duration", duration_literal_ok, None),
-    ("timestamp", timestamp_literal_ok, _timestamp_seconds_ok),
+    ("timestamp", timestamp_literal_ok, timestamp_seconds_ok),
     ("matches", _regex_ok, None),
 )
 

@@ -94,6 +94,21 @@ ROWS: list[tuple[str, str | None]] = [
     (f"[{A}.numa, 1].size() > 0", "1:45: expected type 'any' but found 'int'"),
     (f"[{A}.numa.x, 1].size() > 0", "1:47: expected type 'dyn' but found 'int'"),
     ("[1, 'a'].size() > 0", "1:5: expected type 'int' but found 'string'"),
+    # cel-go's duration and timestamp literal validators
+    ('duration("") > duration(\'0s\')', "1:10: invalid duration argument"),
+    ('timestamp("2024-13-01T00:00:00Z").getFullYear() == 2024', "1:11: invalid timestamp argument"),
+    # cel-go's string format validator, on the checked types
+    ('"%%".format([[1, 2]]) != \'\'', "1:12: too many arguments supplied to string.format (expected 0, got 1)"),
+    ('"%.2f %.2f".format([\'a\']) != \'\'', "1:19: index 1 out of range"),
+    ('"%v".format([{\'k\': 1}]) != \'\'', '1:12: could not parse formatting clause: unrecognized formatting clause "v"'),
+    ('"%d".format([1.5]) != \'\'',
+     "1:14: error during formatting: decimal clause can only be used on integers, was given double"),
+    (f'"%.0f".format([{A}.cores]) == "0x1"', "1:52: error during formatting: fixed-point clause can only be "
+     "used on doubles, was given google.protobuf.Any"),
+    ('"%X %X".format([quantity(\'1Gi\')]) != \'\'', "1:25: error during formatting: only integers, byte buffers, "
+     "and strings can be formatted as hex, was given kubernetes.Quantity"),
+    ('"%d %d".format([duration(\'1h\')]) != \'\'', "1:25: error during formatting: decimal clause can only be "
+     "used on integers, was given google.protobuf.Duration"),
 ]
 
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dractl.cel import format_check, validators
 from dractl.cel.engines.celpy_syntax import (
     _MACRO_LIBRARY,
     _VARIABLE_ERRORS,
@@ -27,6 +29,7 @@ from dractl.cel.engines.celpy_syntax import (
     Node,
     _min_cost,
     _regex_ok,
+    ast_literal_string,
     declared_functions,
     simplify,
 )
@@ -374,6 +377,13 @@ def _equivalent(t1: Type, t2: Type) -> bool:
     return t1 == t2
 
 
+_GO_TYPE_NAMES = {"any": "google.protobuf.Any", "timestamp": "google.protobuf.Timestamp",
+                  "duration": "google.protobuf.Duration", "null": "null_type"}
+#: cel-go's literal validators: the check of a string literal, of an int literal.
+_TIME_LITERALS: dict[str, tuple[Callable[[str], bool], Callable[[int], bool] | None]] = {
+    "duration": (validators.duration_literal_ok, None),
+    "timestamp": (validators.timestamp_literal_ok, validators.timestamp_seconds_ok),
+}
 _DEVICE_FIELDS = {"driver": STRING, "allowMultipleAllocations": BOOL}
 _RANGE_ERROR = "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)"
 _INT_LIMIT = 1 << 63
@@ -408,6 +418,9 @@ class Checker:
         self.aggregates: list[tuple[list[Node], list[Type], bool]] = []  # (elements, types, one error only)
         self.literal_errors: list[CelError] = []
         self.inside_format = False
+        self.types: dict[int, Type] = {}  # by id() of the node
+        #: ``"literal".format([...])`` calls, which cel-go's format validator checks.
+        self.format_calls: list[Node] = []
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -464,6 +477,11 @@ class Checker:
     # --- nodes -----------------------------------------------------------------------------------
 
     def type_of(self, node: Node, scope: dict[str, Type]) -> Type:
+        found = self._infer(node, scope)
+        self.types[id(node)] = found
+        return found
+
+    def _infer(self, node: Node, scope: dict[str, Type]) -> Type:
         kind = node.kind
         if kind == "literal":
             return self._literal(node)
@@ -652,6 +670,11 @@ class Checker:
             pattern = node.children[1] if node.member and len(node.children) > 1 else node.children[0]
             if pattern.kind == "literal" and pattern.type == "string" and not _regex_ok(pattern.name):
                 self.literal_errors.append(CelError("invalid matches argument", pattern.line, pattern.column))
+        if "literal-validators" in self.environment.libraries and name in _TIME_LITERALS and not node.member:
+            self._time_literal(name, node.children[0] if node.children else None)
+        if (name == "format" and node.member and len(node.children) == 2 and node.children[1].kind == "list"
+                and node.children[0].kind == "literal" and node.children[0].type == "string"):
+            self.format_calls.append(node)
         if name not in self.functions:
             namespace, dot, function = name.rpartition(".")
             if dot and not node.member:
@@ -667,6 +690,23 @@ class Checker:
         if not overloads(name):
             return UNKNOWN
         return self.resolve_overload(node, name, args, node.member)
+
+    def _time_literal(self, name: str, literal: Node | None) -> None:
+        """cel-go's duration and timestamp literal validators."""
+        if literal is None or literal.kind != "literal":
+            return
+        if literal.type == "string":
+            try:
+                valid = _TIME_LITERALS[name][0](ast_literal_string(literal.name))
+            except ValueError:
+                return
+        elif literal.type == "int" and _TIME_LITERALS[name][1] is not None:
+            valid = _TIME_LITERALS[name][1](int(literal.name, 0) if literal.name.lower().startswith("0x")
+                                            else int(literal.name))
+        else:
+            return
+        if not valid:
+            self.literal_errors.append(CelError(f"invalid {name} argument", literal.line, literal.column))
 
     def _operator(self, node: Node, scope: dict[str, Type]) -> Type:
         op = node.name
@@ -693,7 +733,30 @@ class Checker:
                                           element.line, element.column))
                     if stop:
                         break
+        verify = format_check.verifier(self._go_type, self._elements)
+        for call in self.format_calls:
+            try:
+                text = ast_literal_string(call.children[0].name)
+            except ValueError:
+                continue
+            problem = format_check.call_error(text, call.children[1].children, verify)
+            if problem is not None:
+                message, argument = problem
+                at = argument if argument is not None else call
+                found.append(CelError(message, at.line, at.column))
         return sorted(found, key=lambda e: (e.line, e.column))
+
+    def _go_type(self, node: Node) -> tuple[str, str]:
+        """A node's kind and Go type name, as cel-go's format validator compares them."""
+        t = self.mapping.substitute(self.types.get(id(node), DYN), vars_to_dyn=True)
+        if _dyn_like(t) and t.name != "any":
+            return "dyn", "dyn"
+        name = _GO_TYPE_NAMES.get(t.name, t.name)
+        return name, name
+
+    @staticmethod
+    def _elements(node: Node) -> list[Node]:
+        return node.children if node.kind in ("list", "map") else []
 
 
 def output_name(t: Type) -> str:
