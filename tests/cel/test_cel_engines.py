@@ -125,6 +125,16 @@ ROWS: list[tuple[str, object]] = [
     ("1 / 0 == 0 || true", True),
     ("[1, 2][5] == 1", ("runtime", "index '5' out of range in list size '2'")),
     (f"{A}.model > 5", ("runtime", "no such overload")),
+    # cel-go finds no overload for the run-time type of an attribute the checker sees as any
+    (f'string({A}.driverVersion) == "1.2.3"', ("runtime", "no such overload: string(kubernetes.Semver)")),
+    (f"{A}.driverVersion.size() > 0", ("runtime", "no such overload: size")),
+    (f"size({A}.driverVersion) > 0", ("runtime", "no such overload: size")),
+    (f"{A}.model.reverse() == {A}.model", ("runtime", "no such overload: reverse(string)")),
+    (f'string({A}.cores) == "108" && {A}.model.size() == 4 && dyn([1, 2]).reverse() == [2, 1]', True),
+    ('string(dyn(ip("10.0.0.1"))) == "10.0.0.1"', True),
+    # the Kubernetes lists library on durations and timestamps
+    ("[duration('1h'), duration('1s')].min() == duration('1s')", True),
+    ("[timestamp('2024-01-01T00:00:00Z'), timestamp('2025-01-01T00:00:00Z')].max().getFullYear() == 2025", True),
 ]
 
 # Rows an engine cannot do, with the reason; strict, so a row that starts passing is noticed.
@@ -134,6 +144,10 @@ GAPS: dict[str, dict[str, str]] = {
     },
     FALLBACK_ENGINE: {
         f"{C}.memory.isGreaterThan({A}.driverVersion)": "runtime overload errors do not name the argument types",
+        f"{A}.model.reverse() == {A}.model": "runtime overload errors do not name the argument types",
+        "[duration('1h'), duration('1s')].min() == duration('1s')": "no durations",
+        "[timestamp('2024-01-01T00:00:00Z'), timestamp('2025-01-01T00:00:00Z')].max().getFullYear() == 2025":
+            "no timestamps",
     },
 }
 

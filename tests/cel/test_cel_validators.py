@@ -14,6 +14,17 @@ from dractl.cel import CelCompileError, compile_selector
         ('duration("-1.5s") < duration("1us")', None),
         ('duration("1d") > duration("1s")', "1:10: invalid duration argument"),
         ('duration("h") > duration("1s")', "1:10: invalid duration argument"),
+        # Go's time.ParseDuration: an int64 of nanoseconds, narrower than the protobuf range
+        ('duration("2562047h47m16.854775807s") > duration("0")', None),
+        ('duration("2562047h47m16.854775808s") > duration("0")', "1:10: invalid duration argument"),
+        ('duration("-9223372036.854775808s") < duration("0")', None),
+        ('duration("-9223372036.854775809s") < duration("0")', "1:10: invalid duration argument"),
+        ('duration("315576000000s") > duration("0")', "1:10: invalid duration argument"),
+        # timestamp(int): seconds from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z
+        ("timestamp(253402300799) > timestamp(0)", None),
+        ("timestamp(253402300800) > timestamp(0)", "1:11: invalid timestamp argument"),
+        ("timestamp(-62135596800) < timestamp(0)", None),
+        ("timestamp(-62135596801) < timestamp(0)", "1:11: invalid timestamp argument"),
         ('timestamp("2025-01-01T00:00:00Z") < timestamp("2025-01-01T00:00:00.123-07:00")', None),
         ('timestamp("2025-13-01T00:00:00Z") < timestamp("2026-01-01T00:00:00Z")', "1:11: invalid timestamp argument"),
         ('timestamp("2025-01-01") < timestamp("2026-01-01T00:00:00Z")', "1:11: invalid timestamp argument"),

@@ -21,7 +21,9 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from google.protobuf import (
     descriptor_pb2,
     descriptor_pool,
+    duration_pb2,
     struct_pb2,
+    timestamp_pb2,
 )
 
 from dractl.cel import messages, named_formats, network, regex, urls
@@ -29,6 +31,7 @@ from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
 from dractl.cel.ast import CelType, CheckedAst, Rename, decode_checked, rename_calls
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
+from dractl.cel.engines import cel_expr_operands
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
@@ -684,8 +687,22 @@ def _list_extreme(name: str, prefer: int) -> Callable[[Any], Any]:
                 result = value
         if not found:
             raise ValueError(f"{name} called on empty list")
-        return result
+        return _dyn_result(result)
     return call
+
+
+def _dyn_result(value: Any) -> Any:
+    """A value a function declared ``dyn`` can return: cel-expr-python takes durations and
+    timestamps back only as their protobuf messages."""
+    if type(value) is datetime.timedelta:
+        message = duration_pb2.Duration()
+        message.FromTimedelta(value)
+        return message
+    if type(value) is datetime.datetime:
+        message = timestamp_pb2.Timestamp()
+        message.FromDatetime(value)
+        return message
+    return value
 
 
 # -- cel-go's strings extension where cel-cpp's differs: errors that name the index ---------------
@@ -915,6 +932,8 @@ _NETWORK_RUNTIME: dict[str, tuple[str, bool, int, Callable[..., Any]]] = {
     "cidr_masked": ("dractl.masked", True, 1, lambda v: b"c" + str(_cidr_arg(v).masked()).encode()),
     "cidr_to_string": ("dractl.cidr_string", False, 1, lambda v: str(_cidr_arg(v))),
 }
+#: string() of an IP or CIDR whose static type is dyn: the text upstream's String() gives.
+_NETWORK_TEXT: dict[bytes, Callable[[Any], str]] = {b"i": lambda v: str(_ip_arg(v)), b"c": lambda v: str(_cidr_arg(v))}
 _NETWORK_FUNCTIONS = frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback",
                                 "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "string", "cidr",
                                 "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked", "url", "isURL",
@@ -1144,14 +1163,21 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
                 next_id += 1
             elif overloads == [name]:
                 renames[node.id] = f"dractl.{name}"
-        elif name in _NETWORK_FUNCTIONS:
-            runtime_name = _network_runtime_name(ast.overloads.get(node.id, []))
-            if runtime_name is not None:
-                renames[node.id] = runtime_name
+        elif name in _NETWORK_FUNCTIONS and _network_runtime_name(ast.overloads.get(node.id, [])) is not None:
+            renames[node.id] = _network_runtime_name(ast.overloads.get(node.id, []))  # type: ignore[assignment]
         elif name in _K8S_LIST_FUNCTIONS:
             runtime_name = _k8s_list_runtime_name(name, ast.overloads.get(node.id, []))
             if runtime_name is not None:
                 renames[node.id] = runtime_name
+        elif name in cel_expr_operands.OPERAND_CHECKS or name in cel_expr_operands.REPLACEMENTS:
+            operand = node.operand if node.operand is not None else (node.args[0] if len(node.args) == 1 else None)
+            if operand is None or not _unknown_scalar(types.get(operand.id)):
+                continue
+            if name in cel_expr_operands.REPLACEMENTS:
+                renames[node.id] = cel_expr_operands.REPLACEMENTS[name]
+            else:
+                renames[node.id] = (name, cel_expr_operands.OPERAND_CHECKS[name], next_id)
+                next_id += 1
         elif name in _ORDERING_TESTS and len(node.args) == 2:
             left, right = (types.get(arg.id) for arg in node.args)
             if _unknown_scalar(left) and _unknown_scalar(right):
@@ -1255,7 +1281,10 @@ class CelExprEngine:
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
                                                           *_k8s_list_runtime(), *_network_runtime(),
                                                           *_strings_runtime(), *_format_runtime(),
-                                                          *_ORDERING_RUNTIME, _LISTS_RANGE])],
+                                                          *_ORDERING_RUNTIME, _LISTS_RANGE,
+                                                          *cel_expr_operands.declarations(
+                                                              token_type_name, _library_value, go_type_name,
+                                                              _NETWORK_TEXT)])],
         )
 
     def _checker(self, environment: Environment) -> Any:
