@@ -390,14 +390,18 @@ _EXPR_KINDS = {5: "select", 6: "call", 7: "list", 8: "struct", 9: "comprehension
 Rename = str | tuple[str, str, int]
 
 
-def _rename_in_expr(data: bytes, renames: dict[int, Rename]) -> bytes:
+def _expr_id(data: bytes) -> int:
+    return next((_signed(v) for n, _w, v in _fields(data) if n == 2), 0)
+
+
+def _rename_in_expr(data: bytes, renames: dict[int, Rename], dropped: frozenset[int] = frozenset()) -> bytes:
     fields = _fields(data)
     expr_id = next((_signed(v) for n, _w, v in fields if n == 2), 0)
     out: list[tuple[int, int, Any]] = []
     for number, wire, value in fields:
         kind = _EXPR_KINDS.get(number)
         if kind is not None and wire == 2:
-            value = _rename_in_message(kind, value, renames, expr_id)
+            value = _rename_in_message(kind, value, renames, expr_id, dropped)
             rename = renames.get(expr_id)
             if kind == "call" and isinstance(rename, tuple):
                 inner = _encode([(2, 0, rename[2] % 2**64), (6, 2, value)])
@@ -406,31 +410,35 @@ def _rename_in_expr(data: bytes, renames: dict[int, Rename]) -> bytes:
     return _encode(out)
 
 
-def _rename_in_message(kind: str, data: bytes, renames: dict[int, Rename], expr_id: int) -> bytes:
+def _rename_in_message(kind: str, data: bytes, renames: dict[int, Rename], expr_id: int,
+                       dropped: frozenset[int]) -> bytes:
     out: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(data):
         if kind == "struct" and number == 2:
-            value = _rename_in_message("entry", value, renames, expr_id)
+            if dropped and any(n == 3 and _expr_id(v) in dropped for n, _w, v in _fields(value)):
+                continue
+            value = _rename_in_message("entry", value, renames, expr_id, dropped)
         elif kind == "call" and number == 2 and expr_id in renames:
             rename = renames[expr_id]
             value = (rename[1] if isinstance(rename, tuple) else rename).encode()
         elif number in _EXPR_FIELDS.get(kind, ()):
-            value = _rename_in_expr(value, renames)
+            value = _rename_in_expr(value, renames, dropped)
         out.append((number, wire, value))
     return _encode(out)
 
 
-def rename_calls(serialized: bytes, renames: dict[int, Rename]) -> bytes:
+def rename_calls(serialized: bytes, renames: dict[int, Rename], dropped_keys: frozenset[int] = frozenset()) -> bytes:
     """``serialized`` (as ``decode_checked`` takes it) with the function of each call whose id is
-    a key of ``renames`` replaced as its value says."""
-    if not renames:
+    a key of ``renames`` replaced as its value says, and without the map literal entries whose
+    key expression's id is in ``dropped_keys``."""
+    if not renames and not dropped_keys:
         return serialized
     outer: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(serialized):
         if number == 2:
             checked: list[tuple[int, int, Any]] = []
             for n, w, v in _fields(value):
-                checked.append((n, w, _rename_in_expr(v, renames) if n == 4 else v))
+                checked.append((n, w, _rename_in_expr(v, renames, dropped_keys) if n == 4 else v))
             value = _encode(checked)
         outer.append((number, wire, value))
     return _encode(outer)

@@ -438,7 +438,7 @@ class CostEstimator:
                 string_cost = size(target).by_factor(STRING_TRAVERSAL_COST_FACTOR)
                 sub_cost = size(args[0]).by_factor(STRING_TRAVERSAL_COST_FACTOR)
                 return string_cost.multiply(sub_cost).add(arg_sum), None
-        elif overload in ("string_to_bytes", "bytes_to_string", "quote_string") and len(args) == 1:
+        elif overload in ("string_to_bytes", "bytes_to_string", "quote_string", "strings_quote") and len(args) == 1:
             arg_size = size(args[0])
             cost = arg_size.by_factor(STRING_TRAVERSAL_COST_FACTOR).add(arg_sum)
             if overload == "string_to_bytes":
@@ -536,6 +536,9 @@ class CostEstimator:
         if function == "validate" and overload == "format-validate" and args:
             # upstream: cel.MaxNameFormatRegexSize (128) × RegexStringLengthCostFactor
             return size(args[0]).by_factor(STRING_TRAVERSAL_COST_FACTOR).by_factor(128 * REGEX_STRING_LENGTH_COST_FACTOR), None
+        if overload == "string_format" and target is not None:
+            # cel-go's strings extension: one traversal of the format string
+            return size(target).by_factor(STRING_TRAVERSAL_COST_FACTOR), None
         if function == "ip.isCanonical" and args:
             return size(args[0]).by_factor(2 * STRING_TRAVERSAL_COST_FACTOR), None
         if function in ("containsIP", "containsCIDR") and args:

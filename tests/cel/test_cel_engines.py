@@ -132,6 +132,9 @@ ROWS: list[tuple[str, object]] = [
     (f"{A}.model.reverse() == {A}.model", ("runtime", "no such overload: reverse(string)")),
     (f'string({A}.cores) == "108" && {A}.model.size() == 4 && dyn([1, 2]).reverse() == [2, 1]', True),
     ('string(dyn(ip("10.0.0.1"))) == "10.0.0.1"', True),
+    # a map literal with a repeated key keeps the last entry, as cel-go builds it
+    ("{'a': 1, 'a': 2}.a == 2 && {'a': 1, 'b': 3, 'a': 2}.size() == 2", True),
+    ("{'a': 1 / 0, 'a': 2}.a == 2", ("runtime", "division by zero")),
     # the Kubernetes lists library on durations and timestamps
     ("[duration('1h'), duration('1s')].min() == duration('1s')", True),
     ("[timestamp('2024-01-01T00:00:00Z'), timestamp('2025-01-01T00:00:00Z')].max().getFullYear() == 2025", True),
@@ -146,6 +149,8 @@ GAPS: dict[str, dict[str, str]] = {
         f"{C}.memory.isGreaterThan({A}.driverVersion)": "runtime overload errors do not name the argument types",
         f"{A}.model.reverse() == {A}.model": "runtime overload errors do not name the argument types",
         "[duration('1h'), duration('1s')].min() == duration('1s')": "no durations",
+        "{'a': 1, 'a': 2}.a == 2 && {'a': 1, 'b': 3, 'a': 2}.size() == 2": "a repeated map key is an error",
+        "{'a': 1 / 0, 'a': 2}.a == 2": "a repeated map key is an error",
         "[timestamp('2024-01-01T00:00:00Z'), timestamp('2025-01-01T00:00:00Z')].max().getFullYear() == 2025":
             "no timestamps",
     },

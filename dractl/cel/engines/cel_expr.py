@@ -28,7 +28,7 @@ from google.protobuf import (
 
 from dractl.cel import messages, named_formats, network, regex, urls
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
-from dractl.cel.ast import CelType, CheckedAst, Rename, decode_checked, rename_calls
+from dractl.cel.ast import CelType, CheckedAst, Expr, Rename, decode_checked, rename_calls
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import cel_expr_operands
@@ -1194,6 +1194,28 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
     return renames
 
 
+def _shadowed_map_keys(ast: CheckedAst) -> frozenset[int]:
+    """Key ids of map literal entries a later entry with the same constant key replaces: cel-go
+    builds the map entry by entry, so the last one wins, where cel-cpp fails the whole map
+    ("duplicate key in map"). Only entries whose value cannot fail are left out."""
+    shadowed: set[int] = set()
+    for node in ast.root.walk():
+        if node.kind != "map" or len(node.entries) < 2:
+            continue
+        last: dict[tuple[str, Any], Expr] = {}
+        for key, value in node.entries:
+            if not isinstance(key, Expr) or key.kind != "const":
+                continue
+            identity = (str(ast.type_of(key)), key.value)
+            earlier = last.get(identity)
+            if earlier is not None:
+                shadowed.add(earlier.id)
+            last[identity] = key if value.kind in ("const", "ident") else _UNSHADOWABLE
+    shadowed.discard(_UNSHADOWABLE.id)
+    return frozenset(shadowed)
+
+
+_UNSHADOWABLE = Expr(-1, "const")
 _EXISTS_ONE = re.compile(r"\bexists_one\(")
 
 
@@ -1342,7 +1364,7 @@ class CelExprEngine:
         serialized = checked.serialize()
         ast = decode_checked(serialized)
         _refuse_private_type_names(ast, expression)
-        runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast)))
+        runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast), _shadowed_map_keys(ast)))
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,
                                   estimate.max, estimate.min)

@@ -224,8 +224,15 @@ def dractl_answer(config: Config, slices_file: Path, expression: str, engine: st
         except CelRuntimeError as exc:
             results.append(exc.message)
         except Exception as exc:
-            return Answer(None, selector.cost, results, crashed=f"evaluate: {type(exc).__name__}: {exc}")
-    return Answer(None, selector.cost, results)
+            return Answer(None, _reported_cost(config, selector.cost), results,
+                          crashed=f"evaluate: {type(exc).__name__}: {exc}")
+    return Answer(None, _reported_cost(config, selector.cost), results)
+
+
+def _reported_cost(config: Config, cost: int | None) -> int | None:
+    """The cost as the oracle reports it: in NewExpressions it leaves out a MaxCost of
+    MaxUint64 (an estimate without bound, which the apiserver rejects as too complex)."""
+    return None if not config.stored and cost == 2**64 - 1 else cost
 
 
 # --- comparing ---------------------------------------------------------------------------------
