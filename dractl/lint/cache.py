@@ -83,9 +83,10 @@ class RunCache:
                 and type(exit_code) is int
             ):
                 return None
-            os.utime(self.path)  # recently used: pruning keeps it
         except (OSError, ValueError, KeyError, TypeError):
             return None
+        with contextlib.suppress(OSError):  # a read-only cache still answers
+            os.utime(self.path)  # recently used: pruning keeps it
         return StoredRun(report, errors, exit_code)
 
     def store(self, run: StoredRun) -> None:
@@ -129,7 +130,7 @@ def open_cache(
     slot = _digest(json.dumps([
         ENTRY_FORMAT, __version__, sys.version, _code_fingerprint(), _distributions(),
         os.getcwd(), command, files, context_files, config,
-    ]).encode())
+    ], default=str).encode())
     contents = hashlib.sha256()
     try:
         for path in (*files, *context_files, *([config] if config else [])):

@@ -195,3 +195,20 @@ def test_pruning_keeps_the_recently_used(tmp_path: Path, monkeypatch: pytest.Mon
         os.utime(folder / f"{i}.json", ns=(i * 10**9, i * 10**9))
     lint_cache._prune(str(folder))
     assert sorted(p.name for p in folder.glob("*.json")) == [f"{i}.json" for i in range(2, 9)]
+
+
+def test_a_cache_that_cannot_be_touched_still_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(EXAMPLES)
+    cold = lint(tmp_path, CLAIM)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError("read-only file system")
+
+    def must_not_store(self: object, run: object) -> None:
+        raise AssertionError("checked again: the entry was not used")
+
+    monkeypatch.setattr(lint_cache.os, "utime", refuse)
+    monkeypatch.setattr(lint_cache.RunCache, "store", must_not_store)
+    warm = lint(tmp_path, CLAIM)
+    assert warm.exception is None, warm.exc_info
+    assert (warm.exit_code, warm.stdout) == (cold.exit_code, cold.stdout)
