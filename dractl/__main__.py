@@ -1,4 +1,4 @@
-from dractl.cli import main
+from dractl.cli import entry_point
 
 if __name__ == "__main__":
-    main()
+    entry_point()

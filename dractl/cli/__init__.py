@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from dractl import __version__
 from dractl.errors import DractlError
@@ -208,7 +208,39 @@ def main(prog_name: str = "dractl", argv: Sequence[str] | None = None) -> None:
         sys.exit(2)
 
 
-def kubectl_plugin() -> None:
+def entry_point(prog_name: str = "dractl") -> NoReturn:
+    """The ``dractl`` executable (and ``python -m dractl``): :func:`main`, then the process ends
+    without the interpreter's teardown.
+
+    Freeing every module and object at exit (cel-cpp's and protobuf's among them) costs about
+    15 ms, an eighth of a lint of one small file, and nothing of dractl needs it: the standard
+    streams are flushed and the atexit functions run as at a normal exit. ``main`` itself raises
+    SystemExit, for callers in the same process.
+    """
+    try:
+        main(prog_name)
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"), as the interpreter does it
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 120  # the interpreter's status when it cannot flush at exit
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(status)
+
+
+def kubectl_plugin() -> NoReturn:
     """``kubectl dra lint|convert|explain ...``: kubectl runs the ``kubectl-dra`` executable it
     finds on PATH as its ``dra`` subcommand, with the arguments that follow."""
-    main("kubectl dra")
+    entry_point("kubectl dra")

@@ -329,3 +329,30 @@ def test_command_table_summary_is_the_description_of_the_command(
     import importlib
 
     assert importlib.import_module(module).DESCRIPTION.splitlines()[0] == summary, name
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [(["--version"], 0), (["lint", "examples/bad/claim-gpu-request-mistakes-v1.yaml"], 1), (["nope"], 2),
+     (["lint", "--format", "json", "examples/"], 1)],
+)
+def test_the_executable_exits_as_main_does_without_teardown(args: list[str], status: int) -> None:
+    """entry_point ends the process with os._exit: every byte written, atexit functions run, the
+    exit status and output of main() in a process that tears down as usual."""
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('atexit ran', file=sys.stderr))\n"
+        f"sys.argv = ['dractl', *{args!r}]\n"
+        "from dractl.cli import {}\n"
+        "{}()\n"
+    )
+    fast, usual = (
+        subprocess.run([sys.executable, "-c", probe.format(name, name)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+        for name in ("entry_point", "main")
+    )
+    assert (fast.returncode, fast.stdout, fast.stderr) == (usual.returncode, usual.stdout, usual.stderr)
+    assert fast.returncode == status
+    assert fast.stderr.endswith("atexit ran\n")
+    if "json" in args:
+        assert json.loads(fast.stdout)["summary"]["files"] > 40  # a long report, whole

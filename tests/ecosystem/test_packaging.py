@@ -112,7 +112,7 @@ def test_wheel_metadata_is_complete(dist: dict[str, Path]) -> None:
         "cel-python",
     ):
         assert dependency in required
-    assert "dractl = dractl.cli:main" in entry_points
+    assert "dractl = dractl.cli:entry_point" in entry_points
     assert "kubectl-dra = dractl.cli:kubectl_plugin" in entry_points
 
 
