@@ -68,7 +68,8 @@ def domain_lookups(ast: CheckedAst) -> DomainLookups:
             continue
         parent = parents.get(node.id)
         if parent is not None and parent.kind == "select" and parent.operand is node:
-            found[which].add(parent.name)
+            if not parent.test_only:  # has(device.attributes.x) is true whatever the device has
+                found[which].add(parent.name)
         elif (parent is not None and parent.kind == "call" and parent.name in _LOOKUP_CALLS
               and len(parent.args) == 2 and parent.args[0] is node):
             key = parent.args[1]

@@ -394,14 +394,20 @@ def _expr_id(data: bytes) -> int:
     return next((_signed(v) for n, _w, v in _fields(data) if n == 2), 0)
 
 
-def _rename_in_expr(data: bytes, renames: dict[int, Rename], dropped: frozenset[int] = frozenset()) -> bytes:
+_TRUE_CONSTANT = _encode([(2, 0, 1)])  # cel.expr.Constant{bool_value: true}
+
+
+def _rename_in_expr(data: bytes, renames: dict[int, Rename], dropped: frozenset[int] = frozenset(),
+                    true_ids: frozenset[int] = frozenset()) -> bytes:
     fields = _fields(data)
     expr_id = next((_signed(v) for n, _w, v in fields if n == 2), 0)
+    if expr_id in true_ids:
+        return _encode([(2, 0, expr_id % 2**64), (3, 2, _TRUE_CONSTANT)])
     out: list[tuple[int, int, Any]] = []
     for number, wire, value in fields:
         kind = _EXPR_KINDS.get(number)
         if kind is not None and wire == 2:
-            value = _rename_in_message(kind, value, renames, expr_id, dropped)
+            value = _rename_in_message(kind, value, renames, expr_id, dropped, true_ids)
             rename = renames.get(expr_id)
             if kind == "call" and isinstance(rename, tuple):
                 inner = _encode([(2, 0, rename[2] % 2**64), (6, 2, value)])
@@ -411,34 +417,36 @@ def _rename_in_expr(data: bytes, renames: dict[int, Rename], dropped: frozenset[
 
 
 def _rename_in_message(kind: str, data: bytes, renames: dict[int, Rename], expr_id: int,
-                       dropped: frozenset[int]) -> bytes:
+                       dropped: frozenset[int], true_ids: frozenset[int]) -> bytes:
     out: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(data):
         if kind == "struct" and number == 2:
             if dropped and any(n == 3 and _expr_id(v) in dropped for n, _w, v in _fields(value)):
                 continue
-            value = _rename_in_message("entry", value, renames, expr_id, dropped)
+            value = _rename_in_message("entry", value, renames, expr_id, dropped, true_ids)
         elif kind == "call" and number == 2 and expr_id in renames:
             rename = renames[expr_id]
             value = (rename[1] if isinstance(rename, tuple) else rename).encode()
         elif number in _EXPR_FIELDS.get(kind, ()):
-            value = _rename_in_expr(value, renames, dropped)
+            value = _rename_in_expr(value, renames, dropped, true_ids)
         out.append((number, wire, value))
     return _encode(out)
 
 
-def rename_calls(serialized: bytes, renames: dict[int, Rename], dropped_keys: frozenset[int] = frozenset()) -> bytes:
+def rename_calls(serialized: bytes, renames: dict[int, Rename], dropped_keys: frozenset[int] = frozenset(),
+                 true_ids: frozenset[int] = frozenset()) -> bytes:
     """``serialized`` (as ``decode_checked`` takes it) with the function of each call whose id is
-    a key of ``renames`` replaced as its value says, and without the map literal entries whose
-    key expression's id is in ``dropped_keys``."""
-    if not renames and not dropped_keys:
+    a key of ``renames`` replaced as its value says, without the map literal entries whose key
+    expression's id is in ``dropped_keys``, and with the expressions whose id is in ``true_ids``
+    replaced by the constant ``true``."""
+    if not renames and not dropped_keys and not true_ids:
         return serialized
     outer: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(serialized):
         if number == 2:
             checked: list[tuple[int, int, Any]] = []
             for n, w, v in _fields(value):
-                checked.append((n, w, _rename_in_expr(v, renames, dropped_keys) if n == 4 else v))
+                checked.append((n, w, _rename_in_expr(v, renames, dropped_keys, true_ids) if n == 4 else v))
             value = _encode(checked)
         outer.append((number, wire, value))
     return _encode(outer)

@@ -1093,6 +1093,8 @@ def _go_ordering(operator: str, wanted: Callable[[int], bool]) -> Callable[[Any,
     def call(left: Any, right: Any) -> bool:
         if _library_value(left):
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: {operator}")
+        if (type(left) is float and left != left) or (type(right) is float and right != right):
+            raise ValueError("NaN values cannot be ordered")  # cel-go's Double.Compare
         result = _go_compare(left, right) if _orderable(left) and _orderable(right) else None
         if result is None:
             raise ValueError(_NO_SUCH_OVERLOAD)
@@ -1134,6 +1136,12 @@ def _may_hold_library_value(kind: CelType | None) -> bool:
         return any(_may_hold_library_value(param) for param in kind.params)
     return kind.kind in ("dyn", "any", "type_param", "error") or (
         kind.kind == "message" and kind.name in _LIBRARY_TYPE_NAMES)
+
+
+def _may_be_double(kind: CelType | None) -> bool:
+    # An operand of unknown type is a double only where the selector makes one: attribute
+    # values never are, and a typical selector compares attributes with int literals natively.
+    return kind is not None and kind.kind == "double"
 
 
 def _unknown_scalar(kind: CelType | None) -> bool:
@@ -1180,7 +1188,8 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
                 next_id += 1
         elif name in _ORDERING_TESTS and len(node.args) == 2:
             left, right = (types.get(arg.id) for arg in node.args)
-            if _unknown_scalar(left) and _unknown_scalar(right):
+            # cel-cpp orders NaN (false); cel-go refuses to
+            if (_unknown_scalar(left) and _unknown_scalar(right)) or _may_be_double(left) or _may_be_double(right):
                 renames[node.id] = f"dractl.@{name}"
         elif name in ("_==_", "_!=_", "@in") and len(node.args) == 2:
             left, right = (types.get(arg.id) for arg in node.args)
@@ -1216,6 +1225,43 @@ def _shadowed_map_keys(ast: CheckedAst) -> frozenset[int]:
 
 
 _UNSHADOWABLE = Expr(-1, "const")
+
+
+def _always_true(ast: CheckedAst) -> frozenset[int]:
+    """Ids of subexpressions the runtime replaces by ``true``:
+
+    - ``has(device.attributes.<domain>)``, ``has(device.capacity.<domain>)``: upstream's device
+      maps answer every domain (an empty map for one the device lacks), so the test is true even
+      where dractl hands cel-cpp the plain maps (a selector that inspects a map as a whole);
+    - the loop condition of a comprehension that may stop early (``exists``, ``all``) in an
+      expression with ``cel.bind``. cel-cpp evaluates a bound variable lazily in a slot, and
+      after a comprehension that stopped early a later ``cel.bind`` can read a stale value
+      (``[1, 2].exists(v, v == 1) && cel.bind(z, 7, z == 7)`` is false). Run to the end, the
+      comprehension gives the same answer (its step absorbs an error once decided).
+    """
+    found: set[int] = set()
+    comprehensions = []
+    for node in ast.root.walk():
+        if node.kind == "comprehension":
+            comprehensions.append(node)
+        elif (node.kind == "select" and node.test_only and node.operand is not None
+              and node.operand.kind == "ident" and node.operand.name in ("device.attributes", "device.capacity")
+              and "device" not in _comprehension_names(ast.root)):
+            found.add(node.id)
+    if any(node.iter_var == "#unused" for node in comprehensions):
+        for node in comprehensions:
+            condition = node.loop_condition
+            if node.iter_var != "#unused" and condition is not None and not (
+                    condition.kind == "const" and condition.value is True):
+                found.add(condition.id)
+    return frozenset(found)
+
+
+def _comprehension_names(root: Expr) -> set[str]:
+    return {name for node in root.walk() if node.kind == "comprehension"
+            for name in (node.iter_var, node.iter_var2, node.accu_var) if name}
+
+
 _EXISTS_ONE = re.compile(r"\bexists_one\(")
 
 
@@ -1364,7 +1410,8 @@ class CelExprEngine:
         serialized = checked.serialize()
         ast = decode_checked(serialized)
         _refuse_private_type_names(ast, expression)
-        runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast), _shadowed_map_keys(ast)))
+        runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast), _shadowed_map_keys(ast),
+                                                                _always_true(ast)))
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,
                                   estimate.max, estimate.min)
