@@ -41,6 +41,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
+from dractl.cel.engines import celpy_overloads
 from dractl.cel.engines.celpy_checker import check
 from dractl.cel.engines.celpy_library import (
     CONVERSIONS,
@@ -548,6 +549,26 @@ def _overflowing(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _numeric_kind(value: Any) -> str:
+    return "uint" if isinstance(value, ct.UintType) else "double" if isinstance(value, float) else "int"
+
+
+def _operands(function: Callable[..., Any]) -> Callable[..., Any]:
+    """An arithmetic operator as cel-go dispatches it: an operand's error is the result (the left
+    one first), numbers of different kinds have no overload (``1 + 1u``)."""
+
+    def call(*operands: Any) -> Any:
+        for value in operands:
+            if isinstance(value, CELEvalError):
+                return value
+        if len(operands) == 2 and all(is_number(value) for value in operands) and (
+                _numeric_kind(operands[0]) != _numeric_kind(operands[1])):
+            return failure(NO_SUCH_OVERLOAD)
+        return function(*operands)
+
+    return call
+
+
 def _logical(decisive: bool) -> Callable[[Any, Any], Any]:
     """``_||_`` (``decisive`` True) and ``_&&_``: either operand may decide; an error or a value
     that is not a bool stands otherwise, the left one first."""
@@ -568,9 +589,10 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         "_==_": _equal, "_!=_": _not_equal, "_in_": _in, "_[_]": _index,
         "_<_": _ordering(lambda a, b: a < b, "_<_"), "_<=_": _ordering(lambda a, b: a <= b, "_<=_"),
         "_>_": _ordering(lambda a, b: a > b, "_>_"), "_>=_": _ordering(lambda a, b: a >= b, "_>=_"),
-        "_/_": _divide, "_%_": _modulo, "matches": _matches, "size": size, "_&&_": _logical(False),
-        "_||_": _logical(True), "_+_": _overflowing(operator.add), "_-_": _overflowing(operator.sub),
-        "_*_": _overflowing(operator.mul), "-_": _overflowing(operator.neg), **CONVERSIONS,
+        "_/_": _operands(_divide), "_%_": _operands(_modulo), "matches": _matches, "size": size,
+        "_&&_": _logical(False), "_||_": _logical(True), "_+_": _operands(_overflowing(operator.add)),
+        "_-_": _operands(_overflowing(operator.sub)), "_*_": _operands(_overflowing(operator.mul)),
+        "-_": _operands(_overflowing(operator.neg)), **CONVERSIONS,
         "charAt": _strings(_char_at), "indexOf": _strings(_index_of), "lastIndexOf": _strings(_last_index_of),
         "lowerAscii": _strings(_ascii_case(False)), "upperAscii": _strings(_ascii_case(True)),
         "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
@@ -637,6 +659,23 @@ class _Evaluator(Evaluator):
         nested.budget = self.budget
         return nested
 
+    def expr(self, tree: Any) -> Any:
+        if len(tree.children) == 3:  # cel-go: an error condition is the result, a non-bool one no overload
+            condition = self.visit(tree.children[0])
+            if isinstance(condition, CELEvalError):
+                return condition
+            if not _is_bool(condition):
+                return failure(NO_SUCH_OVERLOAD)
+            return self.visit(tree.children[1] if condition else tree.children[2])
+        return super().expr(tree)
+
+    def function_eval(self, name_token: Any, exprlist: Any = None) -> Any:
+        return celpy_overloads.named(name_token.value, exprlist or [], super().function_eval(name_token, exprlist))
+
+    def method_eval(self, target: Any, method_ident: Any, exprlist: Any = None) -> Any:
+        arguments = exprlist if isinstance(exprlist, CELEvalError) else [target, *(exprlist or [])]
+        return celpy_overloads.named(method_ident.value, arguments, super().method_eval(target, method_ident, exprlist))
+
     def member_dot_opt(self, tree: Any) -> Any:
         member_tree, name = tree.children
         member = self.visit(member_tree)
@@ -700,7 +739,7 @@ class _Evaluator(Evaluator):
                     if isinstance(arguments, CELEvalError):
                         return arguments
                     try:
-                        return function(*arguments)
+                        return celpy_overloads.named(f"{namespace}.{method}", arguments, function(*arguments))
                     except TypeError:  # a number of arguments no overload takes
                         return failure(NO_SUCH_OVERLOAD)
         return super().member_dot_arg(tree)
