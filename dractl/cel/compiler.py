@@ -136,6 +136,9 @@ def _compile_uncached(expression: str, environment: Environment, engine_name: st
     if output != "bool" and output not in _UNKNOWN_OUTPUT_TYPES and not (list_types and output == "dyn"):
         message = f"must evaluate to bool or the unknown type, not {output}"
         return CelCompileError(message, [CelError(message, 1, 1)])
+    build_error = getattr(program, "build_error", None)  # an engine that finds it itself
+    if build_error is not None:
+        return CelCompileError(f"program instantiation failed: {build_error.message}", [build_error], kind="internal")
     if ast is not None:
         from dractl.cel.program_build import program_error
 

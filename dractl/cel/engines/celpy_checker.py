@@ -35,6 +35,7 @@ from dractl.cel.engines.celpy_syntax import (
 )
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelError
+from dractl.cel.regex import go_regexp_error
 
 
 @dataclass(frozen=True)
@@ -396,6 +397,8 @@ class Checked:
     unsupported: list[CelError]
     output_type: str
     min_cost: int
+    #: Why cel-go fails to build the program (a constant regex it cannot compile), if it does.
+    program_error: CelError | None = None
 
 
 class Checker:
@@ -421,6 +424,7 @@ class Checker:
         self.types: dict[int, Type] = {}  # by id() of the node
         #: ``"literal".format([...])`` calls, which cel-go's format validator checks.
         self.format_calls: list[Node] = []
+        self.program_errors: list[CelError] = []
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -496,7 +500,7 @@ class Checker:
         if kind == "has":
             operand = node.children[0]
             if operand.kind != "select" or operand.variable:
-                self.syntax_error(node, "invalid argument to has() macro")
+                self.syntax_error(operand, "invalid argument to has() macro")
                 return BOOL
             self._select(operand, scope)
             return BOOL
@@ -675,6 +679,10 @@ class Checker:
         if (name == "format" and node.member and len(node.children) == 2 and node.children[1].kind == "list"
                 and node.children[0].kind == "literal" and node.children[0].type == "string"):
             self.format_calls.append(node)
+        if (len(node.children) > 1 and node.children[1].kind == "literal" and node.children[1].type == "string"
+                and (name == "matches" or (name in ("find", "findAll") and node.member
+                                           and "regex" in self.environment.libraries))):
+            self._constant_pattern(node.children[1])
         if name not in self.functions:
             namespace, dot, function = name.rpartition(".")
             if dot and not node.member:
@@ -690,6 +698,15 @@ class Checker:
         if not overloads(name):
             return UNKNOWN
         return self.resolve_overload(node, name, args, node.member)
+
+    def _constant_pattern(self, literal: Node) -> None:
+        """cel-go compiles a constant pattern when it builds the program; Go's error fails it."""
+        try:
+            error = go_regexp_error(ast_literal_string(literal.name))
+        except ValueError:
+            return
+        if error is not None:
+            self.program_errors.append(CelError(error, literal.line, literal.column))
 
     def _time_literal(self, name: str, literal: Node | None) -> None:
         """cel-go's duration and timestamp literal validators."""
@@ -776,4 +793,5 @@ def check(tree: Any, environment: Environment) -> tuple[Node, Checked]:
     if not errors and "literal-validators" in environment.libraries:
         errors = checker.validate_literals()
     final = checker.mapping.substitute(output, vars_to_dyn=True)
-    return root, Checked(errors, checker.unsupported, output_name(final), _min_cost(root))
+    program_error = checker.program_errors[0] if checker.program_errors else None
+    return root, Checked(errors, checker.unsupported, output_name(final), _min_cost(root), program_error)

@@ -967,7 +967,7 @@ def _runtime_message(error: CELEvalError) -> str:
 
 
 class CelPythonProgram:
-    __slots__ = ("_list_types", "_runner", "cost", "expression", "min_cost", "output_type")
+    __slots__ = ("_list_types", "_runner", "build_error", "cost", "expression", "min_cost", "output_type")
 
     def __init__(self, runner: _Runner, output_type: str, list_types: bool, min_cost: int, expression: str) -> None:
         self._runner = runner
@@ -977,6 +977,8 @@ class CelPythonProgram:
         #: cel-python has no cost estimator; the conformance cost column is not checked.
         self.cost: int | None = None
         self.expression = expression
+        #: Why cel-go fails to build this program (reported once the selector's type is accepted).
+        self.build_error: CelError | None = None
 
     def evaluate(self, device: CelDevice) -> Any:
         if self.min_cost > RUNTIME_COST_LIMIT:
@@ -1049,11 +1051,11 @@ class CelPythonEngine:
             functions = _library(environment)
             self._functions[environment.cache_key] = functions
         runner = self._environment.program(tree, functions=functions)
+        program = CelPythonProgram(runner, checked.output_type, environment.list_type_attributes, checked.min_cost,
+                                   expression)
         folded = _fold_constant_conversions(tree, runner)
-        if folded is not None:
-            raise CelCompileError(f"program instantiation failed: {folded}", [CelError(folded)], kind="internal")
-        return CelPythonProgram(runner, checked.output_type, environment.list_type_attributes, checked.min_cost,
-                                expression)
+        program.build_error = CelError(folded) if folded is not None else checked.program_error
+        return program
 
 
 _WRAPPERS = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
