@@ -159,13 +159,10 @@ _A_FILE = _NotATerminal()
 
 
 def _write_report(path: str, report: str) -> None:
-    from dractl.errors import UsageError
+    """All or nothing, as explain's: a failed write leaves an earlier report as it was."""
+    from dractl.convert.writer import write_atomic
 
-    try:
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(report)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write the report: {exc.strerror}") from None
+    write_atomic(path, report)
 
 
 def _check(
