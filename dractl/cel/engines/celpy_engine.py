@@ -41,7 +41,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines import celpy_overloads
+from dractl.cel.engines import celpy_overloads, celpy_parse_errors
 from dractl.cel.engines.celpy_checker import check
 from dractl.cel.engines.celpy_library import (
     CONVERSIONS,
@@ -1109,22 +1109,10 @@ def _optional_syntax_parser() -> lark.Lark:
 
 
 def _syntax_error(expression: str, exc: Exception) -> CelCompileError:
-    line = getattr(exc, "line", None) or 1
-    column = getattr(exc, "column", None) or 1
-    message = "Syntax error: " + _parse_detail(exc)
-    err = CelError(message, line, column)
+    detail, line, column = celpy_parse_errors.syntax_error(expression, exc)
+    err = CelError("Syntax error: " + detail, line, column)
     detail = messages.format_issues([(err, messages.snippet_for(expression, line, column))])
     return CelCompileError(f"compilation failed: {detail}", [err])
-
-
-def _parse_detail(exc: Exception) -> str:
-    token = getattr(exc, "token", None)
-    if token is not None:
-        return f"unexpected input {str(token)!r}"
-    char = getattr(exc, "char", None)
-    if char is not None:
-        return f"token recognition error at: {char!r}"
-    return "unexpected input"
 
 
 def create_engine() -> CelPythonEngine:
