@@ -62,6 +62,9 @@ ROWS: list[tuple[str, str | None]] = [
     ("!1", "1:1: found no matching overload for '!_' applied to '(int)'"),
     ("'a' in 1", "1:5: found no matching overload for '@in' applied to '(string, int)'"),
     ("{'a': 1}[1] == 1", "1:9: found no matching overload for '_[_]' applied to '(map(string, int), int)'"),
+    ("{'a': 1}[true] == 1", "1:9: found no matching overload for '_[_]' applied to '(map(string, int), bool)'"),
+    ('"%.0f".format([true]) != ""', "1:16: error during formatting: fixed-point clause can only be used on "
+     "doubles, was given bool"),
     ("device.driver[0] == 'a'", "1:14: found no matching overload for '_[_]' applied to '(string, int)'"),
     ("device.driver.nosuch == 1", "1:14: type 'string' does not support field selection"),
     ("optional.of(1).x == 1", "1:15: type 'int' does not support field selection"),

@@ -1090,6 +1090,12 @@ def _fold_constant_conversions(tree: Any, runner: _Runner) -> str | None:
     return None
 
 
+def _keyword(token: lark.Token) -> lark.Token:
+    """cel-python's ``true``/``false`` as literals, keeping their positions (its callback drops them)."""
+    literal = CELParser.ambiguous_literals(token)
+    return token if literal is token else lark.Token.new_borrow_pos(literal.type, literal.value, token)
+
+
 def _optional_syntax_parser() -> lark.Lark:
     """cel-python's grammar plus cel-go's optional field selection and indexing (``a.?b``,
     ``a[?k]``)."""
@@ -1103,7 +1109,7 @@ def _optional_syntax_parser() -> lark.Lark:
             'member_index_opt : member "[?" expr "]"'))
     return lark.Lark(
         grammar, parser="lalr", start="expr", g_regex_flags=re.M,
-        lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,
+        lexer_callbacks={"IDENT": _keyword}, propagate_positions=True,
         maybe_placeholders=False, priority="invert",
     )
 
