@@ -100,8 +100,15 @@ def compile_selector(
     key = (expression, release, relevant_gates, purpose, engine_name)
     cached = _cache.get(key)
     if cached is None:
+        from dractl.cel.compile_store import active
+
         environment = environment_for(release, gates, purpose)
-        cached = _compile_uncached(expression, environment, engine_name, get_engine(engine_name))
+        store = active()
+        cached = store.load(key, environment) if store is not None else None
+        if cached is None:
+            cached = _compile_uncached(expression, environment, engine_name, get_engine(engine_name))
+            if store is not None:
+                store.remember(key, cached)
         with _cache_lock:
             _cache[key] = cached
     if isinstance(cached, CelCompileError):

@@ -131,10 +131,20 @@ def run(args: argparse.Namespace) -> int:
             stdin=stdin,
         )
     stored = cache.load() if cache is not None else None
-    if stored is None:
+    if stored is None and cache is not None:
+        from dractl.cel.compile_store import activate
+        from dractl.lint.cache import save_selectors, selector_store
+
+        selectors = selector_store(cache.folder)
+        activate(selectors)
+        try:
+            stored = _check(args, config, candidates, stdin)
+        finally:
+            activate(None)
+        save_selectors(selectors)
+        cache.store(stored)
+    elif stored is None:
         stored = _check(args, config, candidates, stdin)
-        if cache is not None:
-            cache.store(stored)
     if args.output_file:
         _write_report(args.output_file, stored.report)
     else:

@@ -20,6 +20,9 @@ imports neither the rules, the validation, the YAML reader nor a CEL engine.
 Entries are written to a file of their own and renamed into place, so concurrent runs never
 see half an entry; an entry that cannot be read or does not hold what is expected is a miss
 and is overwritten. A cache that cannot be written is not an error: the run is not stored.
+
+A run that is not answered keeps its selectors' compile results in the same folder
+(:func:`selector_store`, :mod:`dractl.cel.compile_store`), named by the same code identity.
 """
 
 from __future__ import annotations
@@ -30,15 +33,20 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dractl import __version__
+
+if TYPE_CHECKING:
+    from dractl.cel.compile_store import CompileStore
 
 FOLDER_NAME = ".dractl_cache"
 #: Bumped when the entries' layout changes.
 ENTRY_FORMAT = 1
 #: Entries kept per dractl version; beyond it the least recently used quarter is removed.
 MAX_ENTRIES = 1000
+#: Compiled selectors kept per dractl version (a few hundred bytes each).
+MAX_SELECTOR_ENTRIES = 10_000
 _GITIGNORE = "# Automatically created by dractl.\n*\n"
 # https://bford.info/cachedir/
 _CACHEDIR_TAG = (
@@ -109,11 +117,7 @@ class RunCache:
                 os.unlink(temporary)
 
     def _create_folders(self) -> None:
-        if not os.path.isdir(self.folder):
-            os.makedirs(self.folder, exist_ok=True)
-            for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-                with open(os.path.join(self.folder, name), "w", encoding="utf-8") as stream:
-                    stream.write(text)
+        _create_root(self.folder)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
 
 
@@ -128,8 +132,7 @@ def open_cache(
 ) -> RunCache | None:
     """The slot of this run, or None when an input cannot be read (the run says why)."""
     slot = _digest(json.dumps([
-        ENTRY_FORMAT, __version__, sys.version, _code_fingerprint(), _distributions(),
-        os.getcwd(), command, files, context_files, config,
+        ENTRY_FORMAT, code_identity(), os.getcwd(), command, files, context_files, config,
     ], default=str).encode())
     contents = hashlib.sha256()
     try:
@@ -146,6 +149,39 @@ def open_cache(
         contents.update(b"%d:-\0" % len(stdin))
         contents.update(stdin)
     return RunCache(folder, slot, contents.hexdigest())
+
+
+def selector_store(folder: str) -> CompileStore:
+    """The compile results of selectors (:mod:`dractl.cel.compile_store`) in the cache folder:
+    a run whose report is not cached still compiles no selector an earlier run compiled."""
+    from dractl.cel.compile_store import CompileStore
+
+    def prepare() -> None:
+        _create_root(folder)
+
+    return CompileStore(os.path.join(folder, __version__, "cel"), code_identity(), prepare)
+
+
+_identity: str | None = None
+
+
+def code_identity() -> str:
+    """dractl's version and code, the installed distributions and the Python version: what
+    names a run's slot and a selector's entry besides their own inputs."""
+    global _identity
+    if _identity is None:
+        _identity = _digest(json.dumps(
+            [__version__, sys.version, _code_fingerprint(), _distributions()]
+        ).encode())
+    return _identity
+
+
+def _create_root(folder: str) -> None:
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
+        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as stream:
+                stream.write(text)
 
 
 def default_folder(config: str | None) -> str:
@@ -189,9 +225,16 @@ def _distributions() -> list[str]:
     return sorted(names)
 
 
-def _prune(folder: str) -> None:
+def save_selectors(store: CompileStore) -> None:
+    """Write the selectors this run compiled, then keep the folder to its size."""
+    if store.flush():
+        with contextlib.suppress(OSError):
+            _prune(store.folder, MAX_SELECTOR_ENTRIES)
+
+
+def _prune(folder: str, limit: int | None = None) -> None:
     entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
-    if len(entries) <= MAX_ENTRIES:
+    if len(entries) <= (MAX_ENTRIES if limit is None else limit):
         return
     entries.sort(key=lambda e: e.stat().st_mtime_ns)
     for entry in entries[: len(entries) // 4]:

@@ -352,7 +352,7 @@ def _includes(target: Any, argument: Any) -> bool:
 
 class _CelExprProgram:
     __slots__ = ("_engine", "_list_types", "_runtime", "ast", "cost", "expression", "lookups", "min_cost",
-                 "output_type", "whole_device")
+                 "output_type", "serialized", "whole_device")
 
     def __init__(self, engine: CelExprEngine, runtime: Any, output_type: str, list_types: bool,
                  ast: CheckedAst, cost: int, min_cost: int) -> None:
@@ -366,6 +366,7 @@ class _CelExprProgram:
         self.lookups = domain_lookups(ast)
         self.whole_device = _device_escapes(ast)
         self.expression = ""
+        self.serialized = b""
 
     def evaluate(self, device: CelDevice) -> Any:
         if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
@@ -1416,6 +1417,7 @@ class CelExprEngine:
         program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,
                                   estimate.max, estimate.min)
         program.expression = expression
+        program.serialized = serialized  # the tree as the engine wrote it (dractl.cel.compile_store)
         return program
 
     @staticmethod
