@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         from dractl.cel.compile_store import activate
         from dractl.lint.cache import save_selectors, selector_store
 
-        selectors = selector_store(cache.folder)
+        selectors = selector_store(cache)
         activate(selectors)
         try:
             stored = _check(args, config, candidates, stdin)

@@ -72,8 +72,9 @@ class RunCache:
     """The slot of one run: :meth:`load` the stored run if the contents are unchanged, or
     :meth:`store` this run's."""
 
-    def __init__(self, folder: str, slot: str, contents: str) -> None:
+    def __init__(self, folder: str, slot: str, contents: str, identity: str) -> None:
         self.folder = folder
+        self.identity = identity  # of dractl's code (code_identity)
         self.path = os.path.join(folder, __version__, slot + ".json")
         self.contents = contents
 
@@ -131,8 +132,9 @@ def open_cache(
     stdin: bytes | None,
 ) -> RunCache | None:
     """The slot of this run, or None when an input cannot be read (the run says why)."""
+    identity = code_identity()
     slot = _digest(json.dumps([
-        ENTRY_FORMAT, code_identity(), os.getcwd(), command, files, context_files, config,
+        ENTRY_FORMAT, identity, os.getcwd(), command, files, context_files, config,
     ], default=str).encode())
     contents = hashlib.sha256()
     try:
@@ -148,32 +150,25 @@ def open_cache(
     if stdin is not None:
         contents.update(b"%d:-\0" % len(stdin))
         contents.update(stdin)
-    return RunCache(folder, slot, contents.hexdigest())
+    return RunCache(folder, slot, contents.hexdigest(), identity)
 
 
-def selector_store(folder: str) -> CompileStore:
-    """The compile results of selectors (:mod:`dractl.cel.compile_store`) in the cache folder:
-    a run whose report is not cached still compiles no selector an earlier run compiled."""
+def selector_store(cache: RunCache) -> CompileStore:
+    """The compile results of selectors (:mod:`dractl.cel.compile_store`) in the folder of
+    ``cache``: a run whose report is not cached still compiles no selector an earlier run
+    compiled."""
     from dractl.cel.compile_store import CompileStore
 
     def prepare() -> None:
-        _create_root(folder)
+        _create_root(cache.folder)
 
-    return CompileStore(os.path.join(folder, __version__, "cel"), code_identity(), prepare)
-
-
-_identity: str | None = None
+    return CompileStore(os.path.join(cache.folder, __version__, "cel"), cache.identity, prepare)
 
 
 def code_identity() -> str:
     """dractl's version and code, the installed distributions and the Python version: what
     names a run's slot and a selector's entry besides their own inputs."""
-    global _identity
-    if _identity is None:
-        _identity = _digest(json.dumps(
-            [__version__, sys.version, _code_fingerprint(), _distributions()]
-        ).encode())
-    return _identity
+    return _digest(json.dumps([__version__, sys.version, _code_fingerprint(), _distributions()]).encode())
 
 
 def _create_root(folder: str) -> None:
