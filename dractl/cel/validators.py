@@ -22,7 +22,7 @@ _DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 _MIN_UNIX_TIME, _MAX_UNIX_TIME = -62135596800, 253402300799  # cel-go's timestamp range: years 1 to 9999
 # time.RFC3339 as Go parses it (fractional seconds allowed, a zone required).
 _TIMESTAMP = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(Z|[+-]\d{2}:\d{2})$"
 )
 
 

@@ -25,6 +25,7 @@ from dractl.cel import format_check, validators
 from dractl.cel.engines.celpy_syntax import (
     _MACRO_LIBRARY,
     _VARIABLE_ERRORS,
+    TYPE_IDENTIFIERS,
     UNSUPPORTED,
     Node,
     _min_cost,
@@ -371,6 +372,8 @@ def _assignable(m: _Mapping, t1: Type, t2: Type) -> bool:
         return t1.name in _NULLABLE
     if t1.name != t2.name or len(t1.params) != len(t2.params):
         return False
+    if t1.name == "type":  # upstream compares type(int) with type(uint): any two types
+        return True
     return all(_assignable(m, a, b) for a, b in zip(t1.params, t2.params, strict=True))
 
 
@@ -494,8 +497,13 @@ class Checker:
                 return scope[node.name]
             if node.name == "device":
                 return _DEVICE
+            if self._type_identifier(node.name):
+                return _TYPE_VALUE
             return self.error(node, f"undeclared reference to '{node.name}' (in container '')")
         if kind == "select":
+            dotted = _dotted_name(node)
+            if dotted is not None and dotted.partition(".")[0] not in scope and self._type_identifier(dotted):
+                return _TYPE_VALUE  # google.protobuf.Timestamp, net.IP
             return self._select(node, scope)
         if kind == "has":
             operand = node.children[0]
@@ -525,8 +533,16 @@ class Checker:
             if not self.inside_format:
                 self.aggregates.append((node.children, types, True))
             return list_of(self._join(types))
+        if kind == "optional":  # [?x]: the element is what the optional holds
+            return self._optional_entry(node.children[0], self.type_of(node.children[0], scope))
         if kind == "map":
-            types = [self.type_of(child, scope) for child in node.children]
+            types = []
+            for key, value in zip(node.children[0::2], node.children[1::2], strict=True):
+                if key.kind == "optional":  # {?k: v}: the value is an optional
+                    types += [self.type_of(key.children[0], scope),
+                              self._optional_entry(value, self.type_of(value, scope))]
+                else:
+                    types += [self.type_of(key, scope), self.type_of(value, scope)]
             keys, values = node.children[0::2], node.children[1::2]
             if not self.inside_format:
                 self.aggregates.append((keys, types[0::2], False))
@@ -537,6 +553,20 @@ class Checker:
         for child in node.children:
             self.type_of(child, scope)
         return UNKNOWN
+
+    def _type_identifier(self, name: str) -> bool:
+        if name not in TYPE_IDENTIFIERS:
+            return False
+        library = TYPE_IDENTIFIERS[name]
+        return library is None or library in self.environment.libraries
+
+    def _optional_entry(self, node: Node, t: Type) -> Type:
+        t = self.resolved(t)
+        if t.name == "optional_type" and not t.var:
+            return t.params[0]
+        if t.var or _dyn_like(t) or t == ERROR:
+            return DYN if t != ERROR else ERROR
+        return self.error(node, f"expected type 'optional_type({self.shown(t)})' but found '{self.shown(t)}'")
 
     def _literal(self, node: Node) -> Type:
         if node.type in ("int", "uint"):
@@ -776,12 +806,27 @@ class Checker:
         return node.children if node.kind in ("list", "map") else []
 
 
+#: The type of a type name used as a value (``int``): cel-go compares it with any ``type(x)``.
+_TYPE_VALUE = Type("type", (DYN,))
+
+
+def _dotted_name(node: Node) -> str | None:
+    """``google.protobuf.Timestamp`` for a chain of field selections on an identifier."""
+    parts = []
+    while node.kind == "select" and not node.variable:
+        parts.append(node.name)
+        node = node.children[0]
+    return ".".join([node.name, *reversed(parts)]) if node.kind == "ident" else None
+
+
 def output_name(t: Type) -> str:
     """The selector's type as the DRA compiler names it (``any`` stays ``any``: it is accepted)."""
     if t.name in ("any", "?") and not t.var:
         return "any"
     if t.name == "null" and not t.var:
         return "null_type"
+    if t.name in ("timestamp", "duration") and not t.var:  # its overload messages say "timestamp"
+        return f"google.protobuf.{t.name.capitalize()}"
     return _format(t, "google.protobuf.Any")
 
 

@@ -52,19 +52,22 @@ from dractl.cel.engines.celpy_library import (
     size,
     sort_by_keys,
 )
-from dractl.cel.engines.celpy_syntax import MACROS
+from dractl.cel.engines.celpy_syntax import MACROS, TYPE_IDENTIFIERS
+from dractl.cel.engines.celpy_time import TIME_FUNCTIONS
 from dractl.cel.engines.celpy_values import (
     GO_TYPES,
     LIBRARY_TYPES,
     NO_SUCH_OVERLOAD,
     NONE,
     CelOptional,
+    CelType,
     Failure,
     cel_equal,
     equal,
     failure,
     is_number,
     type_name,
+    type_of,
 )
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
@@ -596,7 +599,8 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         "charAt": _strings(_char_at), "indexOf": _strings(_index_of), "lastIndexOf": _strings(_last_index_of),
         "lowerAscii": _strings(_ascii_case(False)), "upperAscii": _strings(_ascii_case(True)),
         "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
-        "trim": _strings(_trim), "join": _strings(_join), "reverse": _strings(_reverse),
+        "trim": _strings(_trim), "join": _strings(_join), "reverse": _strings(_reverse), **TIME_FUNCTIONS,
+        "type": type_of,
     }
     libraries = environment.libraries
     if "quantity" in libraries:
@@ -1021,7 +1025,8 @@ class CelPythonEngine:
         self._lock = threading.Lock()
         self._parser = _optional_syntax_parser()
         limit = sys.getrecursionlimit()
-        self._environment = celpy.Environment(runner_class=_Runner)
+        self._environment = celpy.Environment(
+            runner_class=_Runner, annotations={name: CelType(name) for name in TYPE_IDENTIFIERS})
         # cel-python sets the limit to 2500; never lower one raised elsewhere (the allocator's).
         sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
         self._functions: dict[tuple[object, ...], dict[str, Callable[..., Any]]] = {}

@@ -19,6 +19,7 @@ from typing import Any
 
 import celpy.celtypes as ct
 
+from dractl.cel.engines.celpy_time import TIME_CONVERSIONS, Duration
 from dractl.cel.engines.celpy_values import (
     NO_SUCH_OVERLOAD,
     NONE,
@@ -35,7 +36,8 @@ from dractl.cel.network import CIDR, IP, NetworkError, is_canonical_ip, parse_ci
 from dractl.cel.urls import URL, URLError, is_url, parse_url
 
 Function = Callable[..., Any]
-_SUMMABLE = {"int": ct.IntType(0), "uint": ct.UintType(0), "double": ct.DoubleType(0.0)}
+_SUMMABLE = {"int": ct.IntType(0), "uint": ct.UintType(0), "double": ct.DoubleType(0.0),
+             "google.protobuf.Duration": Duration(0)}
 _COMPARABLE = frozenset({"int", "uint", "double", "bool", "string", "bytes", "google.protobuf.Duration",
                          "google.protobuf.Timestamp"})
 
@@ -73,7 +75,7 @@ def _sum(target: Any) -> Any:
         try:
             total = type(total)(total + item)
         except ValueError:
-            return failure("integer overflow" if name == "int" else "unsigned integer overflow")
+            return failure("unsigned integer overflow" if name == "uint" else "integer overflow")
     return total
 
 
@@ -312,7 +314,9 @@ def to_int(value: Any) -> Any:
         number = int(text)
         return ct.IntType(number) if _INT64[0] <= number <= _INT64[1] else _conversion_error("string", "int")
     if name == "google.protobuf.Timestamp":
-        return ct.IntType(int(value.timestamp()))
+        return ct.IntType(value.seconds)
+    if name == "google.protobuf.Duration":
+        return ct.IntType(value.nanos)
     return _conversion_overload("int", value)
 
 
@@ -430,7 +434,7 @@ def size(value: Any) -> Any:
 
 
 CONVERSIONS: dict[str, Function] = {"int": to_int, "uint": to_uint, "double": to_double, "string": to_string,
-                                    "bool": to_bool, "bytes": to_bytes}
+                                    "bool": to_bool, "bytes": to_bytes, **TIME_CONVERSIONS}
 
 
 # -- the Kubernetes url, ip and cidr libraries --------------------------------------------------

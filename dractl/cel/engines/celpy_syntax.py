@@ -71,9 +71,13 @@ _LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
 STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
                               "split", "substring", "trim", "join", "format"})
 #: Declared upstream but not evaluated by the cel-python engine.
-UNSUPPORTED = frozenset({"strings.quote", "format", "duration", "timestamp", "getDate", "getDayOfMonth",
-                         "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
-                         "getMilliseconds", "getMinutes", "getSeconds"})
+UNSUPPORTED = frozenset({"strings.quote", "format"})
+#: Names of types usable as values (``type(x) == int``), with the library that declares them.
+TYPE_IDENTIFIERS: dict[str, str | None] = {
+    **{name: None for name in ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type",
+                               "type", "google.protobuf.Timestamp", "google.protobuf.Duration")},
+    "optional_type": "optionals", "net.IP": "ip", "net.CIDR": "cidr",
+}
 
 _ARITHMETIC = {"addition_add": "_+_", "addition_sub": "_-_", "multiplication_mul": "_*_",
                "multiplication_div": "_/_", "multiplication_mod": "_%_"}
@@ -231,6 +235,9 @@ def simplify(tree: Any) -> Node:
     if data == "dot_ident":
         line, column = _position(children[0])
         return Node("ident", line, column, str(children[0]))
+    if data == "opt_entry":  # [?x], {?k: v}
+        line, column = _position(tree)
+        return Node("optional", line, column, children=[simplify(children[0])])
     if data == "list_lit":
         line, column = _position(tree)
         items = _exprs(children[0]) if children else []

@@ -49,6 +49,29 @@ class CelOptional:
 
 NONE = CelOptional()
 
+
+class CelType:
+    """A type as a value: what ``type(x)`` returns and ``int``, ``google.protobuf.Timestamp`` name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CelType) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(("type", self.name))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def type_of(value: Any) -> Any:
+    """CEL's ``type(value)``."""
+    return value if isinstance(value, CELEvalError) else CelType(type_name(value))
+
 #: Values of the Kubernetes libraries; the library registers each Python class with its CEL name.
 LIBRARY_TYPES: dict[type, str] = {Quantity: "kubernetes.Quantity", Semver: "kubernetes.Semver"}
 
@@ -56,8 +79,13 @@ _TYPE_NAMES: list[tuple[type, str]] = [
     (ct.BoolType, "bool"), (bool, "bool"), (ct.UintType, "uint"), (ct.IntType, "int"), (ct.DoubleType, "double"),
     (float, "double"), (ct.StringType, "string"), (ct.BytesType, "bytes"), (ct.ListType, "list"), (ct.MapType, "map"),
     (ct.DurationType, "google.protobuf.Duration"), (ct.TimestampType, "google.protobuf.Timestamp"),
-    (type(None), "null_type"), (CelOptional, "optional_type"),
+    (type(None), "null_type"), (CelOptional, "optional_type"), (CelType, "type"),
 ]
+
+
+def register_type_name(python_type: type, name: str) -> None:
+    """A built-in CEL type another module implements (timestamps, durations): no library type."""
+    _TYPE_NAMES.insert(0, (python_type, name))
 GO_TYPES = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "bool": "types.Bool",
             "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
             "google.protobuf.Duration": "types.Duration", "google.protobuf.Timestamp": "types.Timestamp",
