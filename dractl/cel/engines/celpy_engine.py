@@ -20,6 +20,7 @@ cost is bounded from below for literal ranges only.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import logging
 import math
@@ -43,6 +44,7 @@ from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import celpy_overloads, celpy_parse_errors
 from dractl.cel.engines.celpy_checker import check
+from dractl.cel.engines.celpy_format import format_string, quote
 from dractl.cel.engines.celpy_library import (
     CONVERSIONS,
     library_functions,
@@ -52,6 +54,7 @@ from dractl.cel.engines.celpy_library import (
     size,
     sort_by_keys,
 )
+from dractl.cel.engines.celpy_literals import literal_list, literal_map
 from dractl.cel.engines.celpy_syntax import MACROS, TYPE_IDENTIFIERS
 from dractl.cel.engines.celpy_time import TIME_FUNCTIONS
 from dractl.cel.engines.celpy_values import (
@@ -436,20 +439,28 @@ def _char_at(text: Any, index: Any) -> str:
 
 
 def _index_of(text: Any, sub: Any, start: Any = 0) -> int:
+    """cel-go's indexOf (strings extension): an empty ``sub`` is found at ``start``, a start
+    beyond the text finds nothing; only a negative start is an error."""
     _need_str(text, sub)
     _need_int(start)
-    if start < 0 or start > len(text):
+    if not sub:
+        return int(start)
+    if start < 0:
         raise _StringError(f"index out of range: {start}")
-    return str(text).find(str(sub), int(start))
+    return str(text).find(str(sub), int(start)) if start < len(text) else -1
 
 
 def _last_index_of(text: Any, sub: Any, end: Any = None) -> int:
     _need_str(text, sub)
     if end is None:
-        return str(text).rfind(str(sub))
+        return len(text) if not sub else str(text).rfind(str(sub))
     _need_int(end)
-    if end < 0 or end >= len(text):
+    if not sub:
+        return int(end)
+    if end < 0:
         raise _StringError(f"index out of range: {end}")
+    if end >= len(text):
+        return -1
     return str(text).rfind(str(sub), 0, int(end) + len(sub))
 
 
@@ -540,9 +551,13 @@ def _modulo(left: Any, right: Any) -> Any:
 
 
 def _overflowing(function: Callable[..., Any]) -> Callable[..., Any]:
-    """An arithmetic operator whose int64/uint64 overflow is cel-go's error."""
+    """An arithmetic operator whose int64/uint64 overflow is cel-go's error; numbers of different
+    types (an int attribute plus ``1u``) have no overload, as at cel-go's run time."""
 
     def call(*operands: Any) -> Any:
+        if len(operands) == 2 and all(is_number(o) for o in operands) and type_name(operands[0]) != type_name(
+                operands[1]):
+            return failure(NO_SUCH_OVERLOAD)
         try:
             return function(*operands)
         except ValueError:
@@ -600,7 +615,7 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         "lowerAscii": _strings(_ascii_case(False)), "upperAscii": _strings(_ascii_case(True)),
         "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
         "trim": _strings(_trim), "join": _strings(_join), "reverse": _strings(_reverse), **TIME_FUNCTIONS,
-        "type": type_of,
+        "type": type_of, "format": format_string, "strings.quote": quote,
     }
     libraries = environment.libraries
     if "quantity" in libraries:
@@ -633,6 +648,9 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
     if "optionals" in libraries:
         functions.update(_OPTIONAL_FUNCTIONS)
     functions.update(library_functions(libraries))
+    for name in ("distinct", "sort"):
+        if name in functions:
+            functions[name] = _charging_self_compare(functions[name])
     if "k8s-lists" in libraries:
         functions["indexOf"] = on_string_or_list(functions["indexOf"], list_index_of)
         functions["lastIndexOf"] = on_string_or_list(functions["lastIndexOf"], list_last_index_of)
@@ -644,6 +662,34 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
 
 class _CostExceeded(Exception):
     pass
+
+
+#: The budget of the evaluation under way, for library functions that charge it.
+_CURRENT_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("celpy_budget", default=None)
+
+
+def _charge(cost: int) -> None:
+    budget = _CURRENT_BUDGET.get()
+    if budget is not None:
+        budget.left -= cost
+        if budget.left < 0:
+            raise _CostExceeded
+
+
+def _self_compare_cost(items: list[Any]) -> int:
+    """cel-go's runtime cost of ``distinct``, ``sort`` and ``sortBy`` (lists extension v3): a
+    worst-case n² comparison, dearer for strings and bytes, plus the call and the new list."""
+    factor = 2.1 if items and type_name(items[0]) in ("string", "bytes") else 2.0
+    return int(len(items) ** 2 * factor) + 1 + 10
+
+
+def _charging_self_compare(function: Callable[..., Any]) -> Callable[..., Any]:
+    def call(target: Any, *args: Any) -> Any:
+        if isinstance(target, list):
+            _charge(_self_compare_cost(target))
+        return function(target, *args)
+
+    return call
 
 
 class _Budget:
@@ -695,6 +741,12 @@ class _Evaluator(Evaluator):
             if isinstance(value, CELEvalError):
                 return value
         return _optional_entry(member, key)
+
+    def listinits(self, tree: Any) -> Any:
+        return literal_list(self, tree.children)
+
+    def mapinits(self, tree: Any) -> Any:
+        return literal_map(self, tree.children)
 
     def member_dot(self, tree: Any) -> Any:
         member_tree, name = tree.children
@@ -889,6 +941,7 @@ def _sort_by(bindings: list[dict[str, Any]], bodies: list[Any], target: Any) -> 
         return keys
     if not isinstance(target, list):
         return failure(NO_SUCH_OVERLOAD)
+    _charge(_self_compare_cost(keys))
     return sort_by_keys(target, keys)
 
 
@@ -947,7 +1000,11 @@ class _Runner(celpy.Runner):
             base = self._base = self.new_activation()
         evaluator = _Evaluator(ast=self.ast, activation=base)
         evaluator.budget = _Budget()
-        return evaluator.evaluate(context)
+        token = _CURRENT_BUDGET.set(evaluator.budget)
+        try:
+            return evaluator.evaluate(context)
+        finally:
+            _CURRENT_BUDGET.reset(token)
 
 
 # -- the engine ------------------------------------------------------------------------------
@@ -1019,7 +1076,7 @@ class CelPythonEngine:
     name = ENGINE_NAME
     #: Libraries of ``dractl.cel.unsupported`` this engine evaluates: their errors are upstream's.
     implemented_libraries = frozenset({"urls", "k8s-lists", "sets", "ip", "cidr", "two-var-comprehensions",
-                                       "ext-lists"})
+                                       "ext-lists", "format"})
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -1101,10 +1158,23 @@ def _keyword(token: lark.Token) -> lark.Token:
     return token if literal is token else lark.Token.new_borrow_pos(literal.type, literal.value, token)
 
 
+#: cel-go's list and map literals: optional entries (``[?x]``, ``{?k: v}``) and a trailing comma.
+_LITERAL_RULES = {
+    'list_lit       : "[" [exprlist] "]"': 'list_lit       : "[" [listinits] "]" | "[" "," "]"\n'
+                                           'listinits      : (expr | opt_entry) ("," (expr | opt_entry))* [","]\n'
+                                           'opt_entry      : "?" expr',
+    'map_lit        : "{" [mapinits] "}"': 'map_lit        : "{" [mapinits] "}" | "{" "," "}"',
+    'mapinits       : expr ":" expr ("," expr ":" expr)*':
+        'mapinits       : (expr | opt_entry) ":" expr ("," (expr | opt_entry) ":" expr)* [","]',
+}
+
+
 def _optional_syntax_parser() -> lark.Lark:
     """cel-python's grammar plus cel-go's optional field selection and indexing (``a.?b``,
-    ``a[?k]``)."""
+    ``a[?k]``), optional literal entries and trailing commas in literals."""
     grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
+    for rule, replacement in _LITERAL_RULES.items():
+        grammar = grammar.replace(rule, replacement)
     member_rule = "member         : member_dot | member_dot_arg | member_index | member_object | primary"
     if member_rule in grammar:
         grammar = grammar.replace(member_rule, (

@@ -71,7 +71,7 @@ _LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
 STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
                               "split", "substring", "trim", "join", "format"})
 #: Declared upstream but not evaluated by the cel-python engine.
-UNSUPPORTED = frozenset({"strings.quote", "format"})
+UNSUPPORTED: frozenset[str] = frozenset()
 #: Names of types usable as values (``type(x) == int``), with the library that declares them.
 TYPE_IDENTIFIERS: dict[str, str | None] = {
     **{name: None for name in ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type",

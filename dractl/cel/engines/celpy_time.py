@@ -305,11 +305,9 @@ def _zone_offset(zone: str, timestamp: Timestamp) -> int | Failure:
             if isinstance(number, Failure):
                 return number
         assert isinstance(hours, int) and isinstance(minutes, int)
-        if not 0 <= minutes <= 59:
-            return failure(f"timezone offset minutes out of range [0, 59]: {zone}")
         total = hours * 60 - minutes if zone[:1] == "-" else hours * 60 + minutes
         return total * 60
-    if zone in ("", "UTC"):
+    if zone in ("", "UTC", "Local"):  # Go's local zone: the scheduler's, UTC in its container
         return 0
     location = _location(zone)
     if isinstance(location, Failure):
