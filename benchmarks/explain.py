@@ -1,6 +1,6 @@
 """`dractl explain` over every node of synthetic clusters, side by side with the upstream allocator.
 
-Clusters from `benchmarks/clusters.py` (the shape of `../shared/oracle/bigcluster.py`): N nodes
+Clusters from `dractl.synthetic` (the shape of `../shared/oracle/bigcluster.py`): N nodes
 with 8 GPUs each, one claim for 4 H100 on one PCIe root that two thirds of the nodes can take;
 optionally a network-attached pool every node sees; and the same cluster as kubectl dumps it
 (`kind: List`, managedFields, status) in YAML and JSON, which the upstream binary does not read
@@ -34,9 +34,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import clusters
+from dractl import synthetic
 
 ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = Path(os.environ.get("DRACTL_UPSTREAM") or ROOT.parent / "shared" / "oracle" / "bin" / "dra-upstream")
@@ -150,7 +148,7 @@ def main() -> None:
                 continue
             path = Path(folder) / f"cluster.{kubectl or 'yaml'}"
             with path.open("w") as out:
-                clusters.write(clusters.cluster(nodes, 8, network), out, kubectl)
+                synthetic.write(synthetic.cluster(nodes, 8, network), out, kubectl)
             medians[name] = report(name, path.stat().st_size / 1e6, measure(name, path, nodes, args.repeat, kubectl is None))
             path.unlink()
     small, large = medians.get("1,000 x 8"), medians.get("15,000 x 8")

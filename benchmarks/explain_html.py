@@ -1,9 +1,10 @@
 """Size and time of `dractl explain -o html` next to `-o json` on the same synthetic cluster.
 
-Cluster: N nodes with one ResourceSlice of D GPUs each (every third node has A100s with 40Gi,
-the others H100s with 80Gi; two PCIe roots), one claim for 4 H100s of 64Gi or more on one PCIe
-root: two thirds of the nodes can take it. With `--busy`, the first GPU of every H100 node is in
-use by a claim of its own, so that no two nodes read alike (the page's worst case for grouping).
+Cluster (`dractl.synthetic`): N nodes with one ResourceSlice of D GPUs each (every third node
+has A100s with 40Gi, the others H100s with 80Gi; four GPUs per PCIe root), one claim for 4 H100s
+of 64Gi or more on one PCIe root: two thirds of the nodes can take it. With `--busy`, the first
+GPU of every H100 node is in use by a claim of its own, so that no two nodes read alike (the
+page's worst case for grouping).
 
 Run: `python benchmarks/explain_html.py [--nodes 15000] [--devices 8] [--repeat 1] [--busy]`.
 Prints the page's size (the goal: under 10 MB for 15,000 x 8) and the whole command's wall time
@@ -19,48 +20,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import yaml
 
+from dractl.synthetic import cluster
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def cluster(nodes: int, devices: int, busy: bool) -> list[dict[str, Any]]:
-    docs: list[dict[str, Any]] = [{
-        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
-        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
-    }]
-    for n in range(nodes):
-        a100 = n % 3 == 0
-        docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{n}", "labels": {"zone": f"z{n % 4}"}}})
-        docs.append({
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"node-{n}-gpus"},
-            "spec": {"driver": "gpu.example.com", "nodeName": f"node-{n}",
-                     "pool": {"name": f"node-{n}", "generation": 1, "resourceSliceCount": 1},
-                     "devices": [{"name": f"gpu-{i}",
-                                  "attributes": {"model": {"string": "A100" if a100 else "H100"},
-                                                 "pcieRoot": {"string": f"pci-{i // 4}"}},
-                                  "capacity": {"memory": {"value": "40Gi" if a100 else "80Gi"}}}
-                                 for i in range(devices)]},
-        })
-        if busy and not a100:
-            docs.append({
-                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                "metadata": {"name": f"busy-{n}", "namespace": "default"},
-                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
-                "status": {"allocation": {"devices": {"results": [
-                    {"request": "gpu", "driver": "gpu.example.com", "pool": f"node-{n}", "device": "gpu-0"}]}}},
-            })
-    docs.append({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "four-h100", "namespace": "default"},
-        "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
-            "deviceClassName": "gpu.example.com", "count": 4,
-            "selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "H100" && '
-                                                 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}]}}],
-            "constraints": [{"requests": ["gpus"], "matchAttribute": "gpu.example.com/pcieRoot"}]}},
-    })
-    return docs
 
 
 def timed(*args: str) -> float:
@@ -81,7 +46,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder, "cluster.yaml")
         dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        source.write_text(yaml.dump_all(cluster(options.nodes, options.devices, options.busy), Dumper=dumper, sort_keys=False))
+        source.write_text(yaml.dump_all(cluster(options.nodes, options.devices, busy=options.busy), Dumper=dumper, sort_keys=False))
         page = Path(folder, "report.html")
         html, json = [], []
         for _ in range(options.repeat):

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Lowest first.
 LAYERS: list[tuple[str, ...]] = [
-    ("dractl", "dractl.errors", "dractl.diagnostics"),
+    ("dractl", "dractl.errors", "dractl.diagnostics", "dractl.synthetic"),
     ("dractl.load",),
     ("dractl.api",),
     ("dractl.cel",),

@@ -6,22 +6,23 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
+
+from dractl import synthetic
+from dractl.load import Limits, load_text
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import clusters  # noqa: E402  (benchmarks/clusters.py: the benchmark's own cluster generator)
-
-from dractl.load import Limits, load_text  # noqa: E402
 
 
 def _written(kubectl: str | None, nodes: int = 12, gpus: int = 8, network: int = 0) -> str:
     out = io.StringIO()
-    clusters.write(clusters.cluster(nodes, gpus, network), out, kubectl)
+    synthetic.write(synthetic.cluster(nodes, gpus, network), out, kubectl)
     return out.getvalue()
 
 
@@ -63,3 +64,17 @@ def _count(node: object) -> int:
     if isinstance(node, list):
         return 1 + sum(_count(v) for v in node)
     return 1
+
+
+def test_the_cluster_is_the_one_the_upstream_benchmark_generator_writes() -> None:
+    """The upstream binary and dractl read one file: `bigcluster.py` beside the upstream binary
+    (``../shared/oracle`` beside the repository, or the folder above ``$DRA_UPSTREAM``'s)."""
+    binary = os.environ.get("DRA_UPSTREAM")
+    oracle = Path(binary).resolve().parents[1] if binary else ROOT.parent / "shared" / "oracle"
+    generator = oracle / "bigcluster.py"
+    if not generator.is_file():
+        pytest.skip("the upstream benchmark generator bigcluster.py is not at hand")
+    written = subprocess.run(
+        [sys.executable, str(generator), "7", "5", "130"], capture_output=True, text=True, check=True
+    ).stdout
+    assert list(yaml.safe_load_all(written)) == synthetic.cluster(7, 5, 130)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
-from explain_clusters import gpu_cluster
 
+from dractl import synthetic
 from dractl.explain.html_report import CATEGORIES
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
@@ -217,7 +217,7 @@ def test_identical_nodes_share_a_row(browser: Any, run_dractl: Any, tmp_path: Pa
     from selenium.webdriver.common.by import By
 
     cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(yaml.safe_dump_all(gpu_cluster(30), sort_keys=False))
+    cluster.write_text(yaml.safe_dump_all(synthetic.cluster(30), sort_keys=False))
     data = open_report(browser, run_dractl, tmp_path, str(cluster))
     assert picture_rows(browser) == [
         ("allocated", "20 nodes: node-1, node-2, node-4, …", ["chosen"] * 4 + ["free"] * 4),

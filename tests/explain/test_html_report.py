@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-from explain_clusters import filled, gpu_cluster
 
+from dractl import synthetic
 from dractl.api.model import build_all
 from dractl.api.workspace import Workspace
 from dractl.explain.html_report import CATEGORIES, NODE_TOKEN, render_html, report_data
@@ -29,6 +29,17 @@ def run(docs: list[dict[str, Any]] | str) -> Explanation:
 KEYS = [key for key, _, _ in CATEGORIES]
 
 
+def filled(value: Any, node: str) -> Any:
+    """What the page does to show a group's data for one of its nodes."""
+    if isinstance(value, str):
+        return value.replace(NODE_TOKEN, node)
+    if isinstance(value, dict):
+        return {filled(k, node): filled(v, node) for k, v in value.items()}
+    if isinstance(value, list):
+        return [filled(v, node) for v in value]
+    return value
+
+
 def cells_by_node(unit: dict[str, Any], strings: list[str]) -> dict[str, dict[str, tuple[str, str]]]:
     """node -> device id -> (category, details), as the page shows them node by node."""
     out: dict[str, dict[str, tuple[str, str]]] = {}
@@ -44,7 +55,7 @@ def cells_by_node(unit: dict[str, Any], strings: list[str]) -> dict[str, dict[st
 
 
 def test_identical_nodes_share_a_group_and_every_node_reads_as_explained_alone() -> None:
-    explanation = run(gpu_cluster(30))
+    explanation = run(synthetic.cluster(30))
     data = report_data(explanation)
     (unit,) = data["units"]
     assert unit["counts"] == {"allocated": 20, "unschedulable": 10, "error": 0}
@@ -80,7 +91,7 @@ def test_identical_nodes_share_a_group_and_every_node_reads_as_explained_alone()
 
 
 def test_nodes_that_differ_only_in_texts_share_a_row_not_a_group() -> None:
-    data = report_data(run(gpu_cluster(9, busy=True)))
+    data = report_data(run(synthetic.cluster(9, busy=True)))
     (unit,) = data["units"]
     # Each H100 node's gpu-0 is in use by a claim of its own: one group per node, one row.
     rows = [(row["result"], [unit["groups"][g]["nodes"] for g in row["groups"]]) for row in unit["rows"]]
@@ -186,7 +197,7 @@ def test_page_loads_nothing_from_elsewhere(scenario: Path) -> None:
 
 
 def test_script_cannot_end_early() -> None:
-    docs = gpu_cluster(3)
+    docs = synthetic.cluster(3)
     docs[-1]["metadata"]["name"] = "x"
     docs[-1]["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]["cel"]["expression"] = (
         'device.attributes["gpu.example.com"].model == "<!--<script></script><b>"'
@@ -210,7 +221,7 @@ def test_output_file_holds_what_stdout_would(run_dractl, tmp_path: Path, output_
 
 
 def test_a_node_whose_texts_hold_the_placeholder_keeps_them_as_they_are() -> None:
-    docs = gpu_cluster(6)
+    docs = synthetic.cluster(6)
     slice_of_node_1 = next(d for d in docs if d["metadata"]["name"] == "node-1-gpus")
     slice_of_node_1["spec"]["devices"][0]["name"] = f"gpu-{NODE_TOKEN}"
     explanation = run(docs)

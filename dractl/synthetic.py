@@ -1,18 +1,21 @@
-"""Synthetic clusters for the explain benchmarks, as manifests and as kubectl writes them.
+"""Synthetic clusters for benchmarks and tests, as manifests and as kubectl writes them.
 
-`cluster(nodes, gpus, network)`: N nodes with D GPUs each in one node-local ResourceSlice per
-node (model A100 with 40Gi on every third node, H100 with 80Gi on the others; four GPUs per PCIe
-root), optionally an allNodes pool of NET devices every node sees, one DeviceClass and the claim
-`default/four-h100` (4 H100 with at least 64Gi on one PCIe root: two thirds of the nodes can take
-it). The same cluster as `../shared/oracle/bigcluster.py N D NET` writes, so that the upstream
-binary and dractl read one file.
+`cluster(nodes, gpus, network, busy=False)`: N nodes with D GPUs each in one node-local
+ResourceSlice per node (model A100 with 40Gi on every third node, H100 with 80Gi on the others;
+four GPUs per PCIe root), optionally an allNodes pool of NET devices every node sees, one
+DeviceClass and the claim `default/four-h100` (4 H100 with at least 64Gi on one PCIe root: two
+thirds of the nodes can take it). Without `busy`, the cluster that the upstream allocator's
+benchmark generator (`bigcluster.py N D NET` beside the oracle binary) writes, so that the
+upstream binary and dractl read one file. With `busy`, gpu-0 of every H100 node is in use by a
+claim of its own (`default/busy-<n>`), so that no two H100 nodes read alike.
 
 `kubectl_dump(objects)`: the same objects as `kubectl get nodes,resourceslices,deviceclasses,
 resourceclaims -A -o yaml` (or `-o json`) returns them: one `kind: List` whose items carry what
 the apiserver adds (uid, resourceVersion, creationTimestamp, managedFields) and, for Nodes, the
 labels, annotations and status of a real node (conditions, addresses, capacity, images).
 
-Run `python benchmarks/clusters.py N D [NET] [--kubectl yaml|json]` to write one to stdout.
+Run `python -m dractl.synthetic N D [NET] [--busy] [--kubectl yaml|json]` to write one to stdout.
+Nothing here imports the rest of dractl.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ DRIVER = "gpu.example.com"
 CLAIM = "default/four-h100"
 
 
-def cluster(nodes: int, gpus: int, network: int = 0) -> list[dict[str, Any]]:
+def cluster(nodes: int, gpus: int = 8, network: int = 0, *, busy: bool = False) -> list[dict[str, Any]]:
     docs: list[dict[str, Any]] = [{
         "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
@@ -47,6 +50,14 @@ def cluster(nodes: int, gpus: int, network: int = 0) -> list[dict[str, Any]]:
                      "pool": {"name": f"node-{n}", "generation": 1, "resourceSliceCount": 1}, "devices": devices},
         })
         docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{n}", "labels": {"zone": f"z{n % 4}"}}})
+        if busy and not a100:
+            docs.append({
+                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                "metadata": {"name": f"busy-{n}", "namespace": "default"},
+                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": DRIVER}}]}},
+                "status": {"allocation": {"devices": {"results": [
+                    {"request": "gpu", "driver": DRIVER, "pool": f"node-{n}", "device": "gpu-0"}]}}},
+            })
     slices = (network + 127) // 128
     for s in range(slices):
         devices = [{"name": f"nic-{j}", "attributes": {"model": {"string": "NIC"}, "index": {"int": j},
@@ -170,10 +181,11 @@ def write(objects: list[dict[str, Any]], out: Any, kubectl: str | None = None) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", type=int, nargs="+", metavar="N D [NET]")
+    parser.add_argument("--busy", action="store_true", help="gpu-0 of every H100 node in use")
     parser.add_argument("--kubectl", choices=("yaml", "json"), help="as kubectl get -A -o yaml|json writes it")
     args = parser.parse_args()
     nodes, gpus, network = (args.sizes + [1000, 8, 0][len(args.sizes):])[:3]
-    write(cluster(nodes, gpus, network), sys.stdout, args.kubectl)
+    write(cluster(nodes, gpus, network, busy=args.busy), sys.stdout, args.kubectl)
 
 
 if __name__ == "__main__":
