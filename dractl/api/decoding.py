@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from dractl.api.core_schemas import core_schema, has_core_schema
 from dractl.api.model import plain
+from dractl.api.paths import format_path
 from dractl.api.releases import RELEASES
 from dractl.api.schemas import (
     INTEGER_RANGES,
@@ -250,16 +251,9 @@ def json_kind(value: Any, target: str) -> str:
 
 
 def strict_path(path: Sequence[Any]) -> str:
-    """A data path as strict decoding prints it: fields and map keys joined by dots, indices [i]."""
-    out: list[str] = []
-    for part in path:
-        if isinstance(part, int) and not isinstance(part, bool):
-            out.append(f"[{part}]")
-        else:
-            if out:
-                out.append(".")
-            out.append(str(part))
-    return "".join(out)
+    """A data path as strict decoding prints it: fields and map keys joined by dots, indices [i]
+    (the apiserver's field paths put map keys in brackets)."""
+    return format_path(part if isinstance(part, int) and not isinstance(part, bool) else str(part) for part in path)
 
 
 # --- the problems of one object ---------------------------------------------------------------------
