@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dractl.api.core_schemas import DEVICE_TAINT_RULE_VERSIONS
 from dractl.api.defaults import apply_defaults
@@ -20,6 +20,9 @@ from dractl.api.releases import Features
 from dractl.api.versions import GROUP
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
+
+if TYPE_CHECKING:
+    from dractl.allocator.nodes import NodeInfo, NodeSelector
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
@@ -68,6 +71,56 @@ def pod_spec(obj: ApiObject) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
         return None, ()
     spec = obj.get(path)
     return (spec if isinstance(spec, dict) else None), path
+
+
+@dataclass(frozen=True)
+class PodNodeAffinity:
+    """The nodes a Pod may run on, as the scheduler's NodeAffinity filter decides before the
+    DRA filter runs: every label of ``nodeSelector``, and one term of the required node affinity."""
+
+    owner: str  # "the Pod's" or "the pod template's"
+    labels: dict[str, str]
+    required: NodeSelector | None
+
+    def matches(self, node: NodeInfo) -> bool:
+        return self.excludes(node) is None
+
+    def excludes(self, node: NodeInfo) -> str | None:
+        """Why the node is not one the Pod may run on, or None."""
+        for key, value in self.labels.items():
+            have = node.labels.get(key)
+            if have != value:
+                has = f"the node has {key}={have}" if have is not None else f"the node has no label {key}"
+                return f"excluded by {self.owner} nodeSelector ({key}={value}: {has})"
+        if self.required is not None and not self.required.matches(node):
+            return f"excluded by {self.owner} required node affinity (no nodeSelectorTerm matches the node)"
+        return None
+
+
+def pod_node_affinity(obj: ApiObject) -> PodNodeAffinity | None:
+    """The nodeSelector and required node affinity of a Pod or a workload's pod template; None
+    when they allow every node. Raises :class:`InputError` for an affinity the scheduler cannot
+    parse."""
+    from dractl.allocator.nodes import NodeSelectorError, parse_node_selector
+
+    spec, path = pod_spec(obj)
+    if spec is None:
+        return None
+    labels = spec.get("nodeSelector") or {}
+    affinity_path = (*path, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    affinity = obj.get(affinity_path)
+    required = None
+    if isinstance(affinity, dict) and affinity.get("nodeSelectorTerms"):
+        try:
+            required = parse_node_selector(affinity)
+        except NodeSelectorError as exc:
+            raise InputError(
+                f"{obj.position(affinity_path)}: {obj.kind} {obj.qualified_name}: invalid node affinity: {exc}"
+            ) from None
+    if not labels and required is None:
+        return None
+    owner = "the Pod's" if obj.kind == "Pod" else "the pod template's"
+    return PodNodeAffinity(owner, {str(k): str(v) for k, v in labels.items()}, required)
 
 
 def claim_from_object(obj: ApiObject) -> ClaimInput:

@@ -23,6 +23,8 @@ from dractl.allocator.inputs import (
     AllocationUnit,
     ClaimInput,
     generated_claim_name,
+    pod_node_affinity,
+    pod_spec,
 )
 from dractl.errors import InputError
 
@@ -110,26 +112,8 @@ def _integer(obj: ApiObject, path: tuple[str, ...]) -> int | None:
 def daemon_nodes(obj: ApiObject, nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
     """The nodes a DaemonSet runs a Pod on: those its pod template's nodeSelector and required
     node affinity match (node taints are not modelled)."""
-    from dractl.allocator.nodes import NodeSelectorError, parse_node_selector
-
-    spec_path = ("spec", "template", "spec")
-    labels = obj.get((*spec_path, "nodeSelector")) or {}
-    affinity_path = (*spec_path, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-    affinity = obj.get(affinity_path)
-    selector = None
-    if isinstance(affinity, dict) and affinity.get("nodeSelectorTerms"):
-        try:
-            selector = parse_node_selector(affinity)
-        except NodeSelectorError as exc:
-            raise InputError(
-                f"{obj.position(affinity_path)}: {obj.kind} {obj.qualified_name}: invalid node affinity: {exc}"
-            ) from None
-    return [
-        node
-        for node in nodes
-        if all(node.labels.get(str(k)) == str(v) for k, v in labels.items())
-        and (selector is None or selector.matches(node))
-    ]
+    affinity = pod_node_affinity(obj)
+    return [node for node in nodes if affinity is None or affinity.matches(node)]
 
 
 def replica_named(workspace: Workspace, pod: str) -> tuple[ApiObject, int] | None:
@@ -150,16 +134,44 @@ def replica_named(workspace: Workspace, pod: str) -> tuple[ApiObject, int] | Non
     return None
 
 
+def replica_claim_named(workspace: Workspace, selector: str) -> tuple[ApiObject, int, str] | None:
+    """The workload, the replica index and the name `plan` gives the claim (``NS/<workload>-<claim>``)
+    that `--claim [NS/]NAME` means when NAME is no claim of the input but the one the
+    resource-claim controller makes from a template for replica n: ``<workload>-<n>-<claim>``."""
+    wanted = selector if "/" in selector else f"default/{selector}"
+    if wanted in workspace.claims:
+        return None
+    namespace, _, name = wanted.partition("/")
+    for obj in workspace.checked:
+        if (obj.group, obj.kind) not in WORKLOAD_KINDS or not obj.name or not name.startswith(obj.name + "-"):
+            continue
+        if (obj.effective_namespace or "default") != namespace:
+            continue
+        index = name[len(obj.name) + 1:].partition("-")[0]
+        if not index.isdigit() or str(int(index)) != index:
+            continue
+        spec, _ = pod_spec(obj)
+        for entry in (spec or {}).get("resourceClaims") or []:
+            if not isinstance(entry, dict) or not entry.get("resourceClaimTemplateName"):
+                continue
+            claim = str(entry.get("name"))
+            if generated_claim_name(f"{obj.name}-{index}", claim) == name:
+                return obj, int(index), f"{namespace}/{generated_claim_name(obj.name, claim)}"
+    return None
+
+
 def workload_for(
     unit: AllocationUnit,
     replicas: int | Literal["max"] | None,
     nodes: Sequence[NodeInfo],
     notes: list[str],
     focus: int | None = None,
+    focus_option: str = "--pod",
 ) -> Workload | None:
     """The unit as a workload placed replica by replica, or None to explain it as one Pod on
     every node (a Pod; a workload of exactly one Pod unless `--replicas` asks for more).
-    `focus`: the replica --pod names, placed after the ones before it and explained in full."""
+    `focus`: the replica that `focus_option` (--pod, or --claim naming its claim) names, placed
+    after the ones before it and explained in full."""
     obj = unit.pod
     if obj is None or (obj.group, obj.kind) not in WORKLOAD_KINDS:
         if obj is not None and replicas is not None:
@@ -175,12 +187,12 @@ def workload_for(
                     f"{unit.title} runs {len(matching)} Pod{'s' if len(matching) != 1 else ''} (one per node its "
                     f"node selector matches): it has no replica {focus}"
                 )
-            return Workload(unit, focus + 1, "--pod", matching, focus=True)
+            return Workload(unit, focus + 1, focus_option, matching, focus=True)
         return Workload(unit, len(matching), "its node selector", matching)
     if focus is not None:
         if replicas is not None:
-            notes.append(f"--replicas does not apply with --pod: replica {focus} of {unit.title} is explained")
-        return Workload(unit, focus + 1, "--pod", focus=True)
+            notes.append(f"--replicas does not apply with {focus_option}: replica {focus} of {unit.title} is explained")
+        return Workload(unit, focus + 1, focus_option, focus=True)
     if replicas == "max":
         return Workload(unit, None, "--replicas max")
     if replicas is not None:

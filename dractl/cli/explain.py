@@ -47,8 +47,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
     parser.add_argument(
         "--claim", metavar="NAME", action="append",
-        help="Only this claim (or the claims made from this template): NAME (namespace default) "
-        "or NAMESPACE/NAME. Repeatable.",
+        help="Only this claim (or the claims made from this template; <workload>-<n>-<claim>: "
+        "the claim of a workload's replica n): NAME (namespace default) or NAMESPACE/NAME. Repeatable.",
     )
     parser.add_argument(
         "--pod", metavar="[NAMESPACE/]NAME",

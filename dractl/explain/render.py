@@ -350,7 +350,7 @@ def workload_summary_lines(result: WorkloadResult, verbose: bool) -> Iterator[st
         else:
             before = {1: "the first replica", 2: "replica 0 placed first"}.get(
                 wanted, f"replicas 0 to {wanted - 2} placed first")
-        yield f"[{style}]replica {wanted - 1} (--pod): {before}[/] (placement {result.placement})"
+        yield f"[{style}]replica {wanted - 1} ({escape(workload.source)}): {before}[/] (placement {result.placement})"
     else:
         yield (
             f"[{style}]{placed} of {wanted} replica{'s' if wanted != 1 else ''} fit{'s' if wanted == 1 == placed else ''}[/] "

@@ -15,9 +15,10 @@ from dractl.allocator.inputs import (
     allocator_objects,
     device_taint_rules_enabled,
     plan,
+    pod_node_affinity,
     taint_rule_selectors,
 )
-from dractl.allocator.replicas import replica_named, workload_for
+from dractl.allocator.replicas import replica_claim_named, replica_named, workload_for
 from dractl.api.releases import Features
 from dractl.api.versions import GROUP, KINDS
 from dractl.api.workspace import Workspace
@@ -166,11 +167,20 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     skipped = _unserved_objects(workspace)
     notes: list[str] = []
     replica = replica_named(workspace, settings.pod) if settings.pod else None
+    claims, focus_option = settings.claims, "--pod"
+    if settings.pod is None or replica is not None:
+        claims, named = _replica_claims(workspace, claims)
+        if replica is None:
+            replica, focus_option = named, "--claim"
+        elif named is not None and (named[0] is not replica[0] or named[1] != replica[1]):
+            raise InputError(
+                f"--claim names a claim of {named[0].qualified_name} replica {named[1]}, not of --pod {settings.pod}"
+            )
     if replica is None:
-        units = plan(workspace, settings.claims, notes, pod=settings.pod)
+        units = plan(workspace, claims, notes, pod=settings.pod)
     else:
-        # --pod names a replica of a workload: that workload, up to that replica.
-        units = [u for u in plan(workspace, settings.claims, notes) if u.pod is replica[0]]
+        # --pod names a replica of a workload (or --claim its claim): that workload, up to that replica.
+        units = [u for u in plan(workspace, claims, notes) if u.pod is replica[0]]
     if not units:
         raise InputError(
             "nothing to explain: the input has no unallocated ResourceClaim, "
@@ -223,10 +233,17 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
                           compiler=compiler)
     nodes = _nodes(workspace, settings.nodes)
     run_deadline = None if settings.run_timeout is None else time.monotonic() + settings.run_timeout
+    # The scheduler's NodeAffinity filter rejects these nodes before the DRA filter runs.
+    affinities = {id(u.pod): pod_node_affinity(u.pod) for u in units if u.pod is not None}
 
     def evaluate(unit: AllocationUnit, nodes: Sequence[NodeInfo], trace: bool = True) -> list[NodeResult]:
         node_results = []
+        affinity = affinities.get(id(unit.pod))
         for node in nodes:
+            excluded = affinity.excludes(node) if affinity is not None else None
+            if excluded is not None:
+                node_results.append(NodeResult(node.name, "unschedulable", excluded, None))
+                continue
             blocked = next(
                 (r for c in unit.preallocated if (r := _allocated_elsewhere(c, node))), None
             )
@@ -239,12 +256,36 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     results = []
     workloads = []
     for unit in units:
-        workload = workload_for(unit, settings.replicas, nodes, notes, replica[1] if replica else None)
+        workload = workload_for(unit, settings.replicas, nodes, notes, replica[1] if replica else None, focus_option)
         if workload is not None:
             workloads.append(place(workload, allocator, nodes, evaluate, settings.placement))
         else:
             results.append(UnitResult(unit, evaluate(unit, nodes)))
     return Explanation(features.release, str(allocator.implementation), results, notes, workloads)
+
+
+def _replica_claims(
+    workspace: Workspace, selectors: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[ApiObject, int] | None]:
+    """`--claim` selectors with those naming the claim of one replica of a workload
+    (``<workload>-<n>-<claim>``) turned into the claim of the workload's unit, and that replica,
+    which is explained as `--pod <workload>-<n>` would."""
+    out: list[str] = []
+    replica: tuple[ApiObject, int] | None = None
+    for selector in selectors:
+        found = replica_claim_named(workspace, selector)
+        if found is None:
+            out.append(selector)
+            continue
+        obj, index, claim = found
+        if replica is not None and (replica[0] is not obj or replica[1] != index):
+            raise InputError(
+                f"--claim names claims of two replicas ({replica[0].qualified_name} replica {replica[1]}, "
+                f"{obj.qualified_name} replica {index}): name the claims of one replica"
+            )
+        replica = (obj, index)
+        out.append(claim)
+    return tuple(out), replica
 
 
 def _search(allocator: Allocator, node: NodeInfo, unit: AllocationUnit, settings: ExplainSettings,

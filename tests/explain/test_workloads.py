@@ -337,6 +337,51 @@ def test_pod_names_a_replica_placed_after_the_ones_before_it() -> None:
         run(cluster, TEMPLATE, sts, pod="ml/w-x")
 
 
+@pytest.mark.parametrize(
+    ("claims", "replica"),
+    [
+        pytest.param(("ml/w-2-gpu",), 2, id="replica-claim"),
+        pytest.param(("ml/w-2-gpu", "ml/w-2-scratch"), 2, id="two-claims-of-one-replica"),
+        pytest.param(("ml/w-0-scratch",), 0, id="first-replica"),
+        # not one replica's: every replica (with both claims, 4 fit; with one, all 5)
+        pytest.param(("ml/w-gpu",), None, id="the-workloads-claim-every-replica"),
+        pytest.param(("ml/one-gpu",), None, id="the-template-every-replica"),
+    ],
+)
+def test_claim_names_the_claim_of_one_replica(claims: tuple[str, ...], replica: int | None) -> None:
+    """`--claim <workload>-<n>-<claim>`, the name explain gives replica n's claim, explains that
+    replica as `--pod <workload>-<n>` does, with the claims named."""
+    two = "- {name: gpu, resourceClaimTemplateName: one-gpu}\n- {name: scratch, resourceClaimTemplateName: one-gpu}"
+    explanation = run(gpu_cluster(2, 4), TEMPLATE, workload("StatefulSet", "  replicas: 5\n", claims=two), claims=claims)
+    result = only(explanation)
+    if replica is None:
+        both = len(result.workload.unit.claims) == 2
+        assert (result.workload.focus, len(result.placed)) == (False, 4 if both else 5)
+        return
+    assert (result.workload.focus, result.workload.source, result.explained_index) == (True, "--claim", replica)
+    assert result.explained is not None
+    named = {f"ml/w-{replica}-{c.name.removeprefix('w-')}" for c in result.workload.unit.claims}
+    assert sorted(c.qualified_name for c in result.explained.unit.claims) == sorted(claims) == sorted(named)
+    assert f"replica {replica} (--claim): " in text(explanation)
+
+
+def test_claim_of_a_replica_errors_and_precedence() -> None:
+    cluster, sts = gpu_cluster(2, 2), workload("StatefulSet", "  replicas: 5\n")
+    with pytest.raises(InputError, match=r"--claim names claims of two replicas \(ml/w replica 1, ml/w replica 2\)"):
+        run(cluster, TEMPLATE, sts, claims=("ml/w-1-gpu", "ml/w-2-gpu"))
+    with pytest.raises(InputError, match=r"--claim names a claim of ml/w replica 2, not of --pod ml/w-1"):
+        run(cluster, TEMPLATE, sts, claims=("ml/w-2-gpu",), pod="ml/w-1")
+    assert only(run(cluster, TEMPLATE, sts, claims=("ml/w-1-gpu",), pod="ml/w-1")).explained_index == 1
+    with pytest.raises(InputError, match="no claim in the input matches w-1-gpu"):
+        run(cluster, TEMPLATE, sts, claims=("w-1-gpu",))  # namespace default: not the workload's
+    with pytest.raises(InputError, match="no claim in the input matches ml/w-1-other"):
+        run(cluster, TEMPLATE, sts, claims=("ml/w-1-other",))
+    # A claim of the input with that name is that claim (not replica 1's).
+    made = ALLOCATED.format(node="node-1").replace("name: running", "name: w-1-gpu").split("status:")[0]
+    explanation = run(cluster, TEMPLATE, sts, made, claims=("ml/w-1-gpu",))
+    assert explanation.workloads == [] and [u.unit.title for u in explanation.units] == ["claims ml/w-1-gpu"]
+
+
 def test_cli_options_and_exit_codes(run_dractl) -> None:
     out = run_dractl("explain", "-o", "json", "--replicas", "max", "examples/explain/replicas/")
     assert out.returncode == 0, out.stderr  # with max: fits when one replica does
