@@ -14,9 +14,9 @@ import json
 import os
 import platform
 import subprocess
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,24 +113,36 @@ def oracle_unavailable() -> str | None:
     return None
 
 
-def run_oracle(config: Config, slices_file: Path, expressions: Sequence[str]) -> list[dict[str, Any]]:
-    """The oracle's answer for each expression, in order."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as handle:
-        json.dump(list(expressions), handle)
-        exprs_file = handle.name
-    try:
-        done = subprocess.run(
-            [str(oracle_path()), "cel", *config.oracle_flags(), "-exprs", exprs_file, str(slices_file)],
-            capture_output=True, text=True, timeout=600, check=False,
-        )
-    finally:
-        os.unlink(exprs_file)
+def run_oracle(config: Config, slices_file: Path, expressions: Sequence[str], *,
+               jobs: int | None = None) -> list[dict[str, Any]]:
+    """The oracle's answer for each expression, in order, each from its own oracle process.
+
+    One process per expression, because upstream's answers depend on what the same process
+    evaluated before: the quantity library's ``add()``/``sub()`` work on a shallow copy of the
+    quantity (``copy := *q`` in ``k8s.io/apiserver`` ``pkg/cel/library/quantity.go``) and
+    ``resource.Quantity.Add``/``Sub`` then change the ``*inf.Dec`` that copy shares with the
+    device's capacity, so an expression that adds to a capacity held as a decimal changes the
+    capacity every later expression sees on that device. A stored answer must be the answer to
+    its case alone. The processes run ``jobs`` at a time (default: the number of CPUs).
+    """
+    workers = jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda expression: _ask_oracle(config, slices_file, expression), expressions))
+
+
+def _ask_oracle(config: Config, slices_file: Path, expression: str) -> dict[str, Any]:
+    """One expression in a fresh oracle process (``-exprs -``: a JSON list on stdin, so an
+    expression may hold any character)."""
+    done = subprocess.run(
+        [str(oracle_path()), "cel", *config.oracle_flags(), "-exprs", "-", str(slices_file)],
+        input=json.dumps([expression]), capture_output=True, text=True, timeout=120, check=False,
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"the oracle failed ({done.returncode}): {done.stderr.strip()}")
+        raise RuntimeError(f"the oracle failed ({done.returncode}) on {expression!r}: {done.stderr.strip()}")
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    if [a["expr"] for a in answers] != list(expressions):
-        raise RuntimeError("the oracle's answers do not match the expressions it was given")
-    return answers
+    if len(answers) != 1 or answers[0]["expr"] != expression:
+        raise RuntimeError(f"the oracle's answer does not match the expression it was given: {expression!r}")
+    return answers[0]
 
 
 def record_of(config: Config, topic: str, answer: dict[str, Any]) -> dict[str, Any]:
