@@ -141,7 +141,8 @@ def command_campaign(args: argparse.Namespace) -> int:
                     record["id"] = f"{seed}/{config.name}/{record['id']}"
                     for engine in engines:
                         mine = cel_harness.dractl_answer(config, slices[config.slices], answer["expr"], engine)
-                        found[engine].append(cel_harness.compare(record, mine, with_cost=engine == "cel-expr-python"))
+                        found[engine].append(cel_harness.compare(record, mine, with_cost=engine == "cel-expr-python",
+                                                                 config=config))
             print(f"seed {seed} done", file=sys.stderr)
     for engine in engines:
         _report(engine, found[engine], args.verbose, args.examples)

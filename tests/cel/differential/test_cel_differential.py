@@ -70,6 +70,10 @@ def test_engine_agrees_with_upstream_except_the_ledger(engine: str, corpora: lis
     )
 
     unexpected = [c for case_id, c in differing.items() if case_id not in ledger]
+    # emulated-release is a claim about upstream, not about dractl: only a case an EmulationGap
+    # explains may carry it, and such a case carries nothing else.
+    miscategorized = [case_id for case_id, c in differing.items() if case_id in ledger
+                      and (ledger[case_id] == cel_harness.EMULATED_RELEASE) != bool(c.emulation_gap)]
     fixed = [case_id for case_id in ledger if case_id in known_ids and case_id not in differing]
     unknown = [case_id for case_id in ledger if case_id not in known_ids]
     problems: list[str] = []
@@ -79,6 +83,9 @@ def test_engine_agrees_with_upstream_except_the_ledger(engine: str, corpora: lis
     if fixed:
         problems.append(f"{len(fixed)} cases of {ledger_path.name} now agree with upstream; remove them from "
                         f"the ledger: {' '.join(fixed[:60])}")
+    if miscategorized:
+        problems.append(f"{len(miscategorized)} cases of {ledger_path.name} are {cel_harness.EMULATED_RELEASE} "
+                        f"in the ledger or by an EmulationGap, not both; rewrite the ledger: {' '.join(miscategorized)}")
     if unknown:
         problems.append(f"{len(unknown)} ids of {ledger_path.name} are not in the corpus: {' '.join(unknown[:60])}")
     assert not problems, "\n".join(problems)
@@ -87,7 +94,7 @@ def test_engine_agrees_with_upstream_except_the_ledger(engine: str, corpora: lis
 @pytest.mark.parametrize("engine", ENGINES)
 def test_ledger_lines_have_a_category(engine: str) -> None:
     ledger = cel_harness.read_ledger(cel_harness.LEDGERS[engine])
-    allowed = {*cel_harness.TOPIC_NAMES, "error-text", "cost", "crash"}
+    allowed = {*cel_harness.TOPIC_NAMES, "error-text", "cost", "crash", cel_harness.EMULATED_RELEASE}
     wrong = {case_id: cat for case_id, cat in ledger.items() if cat not in allowed}
     assert not wrong, f"unknown categories (use one of {sorted(allowed)}): {wrong}"
 
@@ -114,3 +121,33 @@ def test_comparison_tells_each_kind_of_difference() -> None:
 
 def test_engines_are_the_ones_compared() -> None:
     assert set(cel_harness.LEDGERS) == {DEFAULT_ENGINE, FALLBACK_ENGINE} == set(ENGINES)
+
+
+def test_an_emulation_gap_explains_only_its_own_cases() -> None:
+    """includes() compiles in the oracle's 1.34/1.35 (1.36 code) but not in those releases: such a
+    case is counted apart from the agreement rates; the same difference at 1.36, or one with any
+    other compile error as well, is a wrong answer."""
+    expression = 'device.attributes["a"].b.includes(1)'
+    case: dict[str, Any] = {"id": "x", "topic": "list-attributes", "expr": expression, "compile_error": None,
+                            "cost": 4, "results": [True]}
+
+    def rejected(*names: str) -> cel_harness.Answer:
+        errors = "\n".join(f"ERROR: <input>:1:{25 + i}: undeclared reference to '{name}' (in container '')\n"
+                           f" | {expression}\n | ^" for i, name in enumerate(names))
+        return cel_harness.Answer(f"compilation failed: {errors}", None, [])
+
+    configs = cel_harness.CONFIGS
+    gap = cel_harness.compare(case, rejected("includes"), with_cost=True, config=configs["1.34-stored"])
+    assert (gap.kinds, gap.emulation_gap, gap.category) == (
+        ["compile-verdict"], "includes-before-1.36", cel_harness.EMULATED_RELEASE)
+    assert cel_harness.compare(case, rejected("includes", "includes"), with_cost=True,
+                               config=configs["1.35-stored"]).emulation_gap == "includes-before-1.36"
+    for config, answer in ((configs["1.36-stored"], rejected("includes")), (configs["1.34-stored"], rejected("includes", "x")),
+                           (configs["1.34-stored"], rejected("x")), (None, rejected("includes"))):
+        wrong = cel_harness.compare(case, answer, with_cost=True, config=config)
+        assert (wrong.emulation_gap, wrong.category) == (None, "list-attributes"), config
+    compiled = cel_harness.compare(case, cel_harness.Answer(None, 4, [True]), with_cost=True, config=configs["1.34-stored"])
+    rates = cel_harness.rates([gap, compiled])
+    assert rates["compile verdicts"] == (1, 1), "the gap is in no rate"
+    assert "not counted, the oracle emulating an older release with newer code: includes-before-1.36 1" in (
+        cel_harness.format_rates("e", [gap, compiled]))

@@ -50,7 +50,7 @@ def test_fresh_cases_differ_only_in_known_ways(engine: str, tmp_path: Path) -> N
         for (topic, _), answer in zip(cases, answers, strict=True):
             record = cel_harness.record_of(config, topic, answer)
             mine = cel_harness.dractl_answer(config, slices_file, answer["expr"], engine)
-            found = cel_harness.compare(record, mine, with_cost=with_cost)
+            found = cel_harness.compare(record, mine, with_cost=with_cost, config=config)
             if found.kinds and found.category not in known_categories:
                 new.append(f"{name}: {found.describe()}")
     assert not new, f"{len(new)} fresh cases differ in a new way:\n" + "\n".join(new)
