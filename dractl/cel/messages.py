@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zoneinfo
 
 from dractl.cel.errors import CelError
 
@@ -147,10 +148,21 @@ _ORDERING_OPERATORS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 _CONVERSIONS = frozenset({"int", "uint", "double", "string", "bool", "bytes"})
 
 
+# Extension functions cel-go declares with bindings: a call no overload takes names the function
+# and the run-time types of its target and arguments (cel-go's MaybeNoSuchOverload).
+_NAMED_OVERLOAD_ERRORS = frozenset({
+    "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim",
+    "join", "format", "strings.quote", "slice", "sets.contains", "sets.intersects", "sets.equivalent"})
+# cel-cpp's spelling of a run-time type → cel-go's TypeName(). A bytes value reaching a function
+# at run time through a dyn operand is a version attribute (quantities and network values are typed).
+_GO_TYPE_NAMES = {"int64": "int", "uint64": "uint", "bytes": "kubernetes.Semver"}
+
+
 def _no_such_overload(call: str) -> str:
     """cel-go's text for cel-cpp's ``No matching overloads found : NAME(TYPES)``: the standard
     library's trait-based functions name only themselves (``size``; an ordering whose left
-    operand is a library value), conversions name the argument type, others say nothing more."""
+    operand is a library value), conversions and extension functions name the argument types,
+    others say nothing more."""
     match = _CPP_CALL.match(call.strip())
     if not match:
         return "no such overload"
@@ -162,7 +174,52 @@ def _no_such_overload(call: str) -> str:
         return f"no such overload: {name}"
     if name in _CONVERSIONS and types == ["bytes"]:
         return f"no such overload: {name}(kubernetes.Semver)"
+    go_types = [_GO_TYPE_NAMES.get(t, t) for t in types]
+    if name in _NAMED_OVERLOAD_ERRORS:
+        return f"no such overload: {name}({', '.join(go_types)})"
+    if name == "flatten" and match.group("target") is not None and go_types:
+        return f"no such overload: {go_types[0]}.flatten({', '.join(go_types[1:])})"
     return "no such overload"
+
+
+# cel-cpp's conversion and overflow texts → cel-go's.
+_CONVERSION_FAILED = re.compile(r"^cannot convert string to (int|uint|double)$")
+_TYPE_CONVERSION = re.compile(r"^Type conversion error from '([^']*)' to '([^']*)'$")
+_FIXED_MESSAGES = {
+    "String to Duration conversion failed": "type conversion error from 'string' to 'google.protobuf.Duration'",
+    "String to Timestamp conversion failed": "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+    "double out of int64 range": "integer overflow",
+    "uint64 out of int64 range": "integer overflow",
+    "int64 out of uint64 range": "unsigned integer overflow",
+    "double out of uint64 range": "unsigned integer overflow",
+    "divide by zero": "division by zero",
+    "Iteration budget exceeded": "operation cancelled: actual cost limit exceeded",
+}
+# String formatting (cel-go ext/formatting.go, the strings extension of version 2).
+_FORMAT_CLAUSES = (
+    (re.compile(r"^decimal clause can only be used on numbers, was given (.*)$"),
+     "decimal clause can only be used on integers, was given {}"),
+    (re.compile(r"^octal clause can only be used on integers, was given (.*)$"),
+     "octal clause can only be used on integers, was given {}"),
+    (re.compile(r"^hex clause can only be used on integers, byte buffers, and strings, was given (.*)$"),
+     "only integers, byte buffers, and strings can be formatted as hex, was given {}"),
+    (re.compile(r"^binary clause can only be used on integers and bools, was given (.*)$"),
+     "only integers and bools can be formatted as binary, was given {}"),
+)
+#: cel-cpp's texts for a %f or %e clause given a value that is not a double; which clause it was
+#: the message does not say (see ``float_clause_message``).
+_FLOAT_CLAUSE = re.compile(r'^(?:expected a double but got an? (.*)|only "NaN", "Infinity", and "-Infinity" are '
+                           r"supported for conversion to double: .*)$", re.S)
+
+
+def float_clause_message(message: str, clause: str) -> str | None:
+    """cel-go's text for cel-cpp's ``message`` about a %f (``clause`` "f") or %e ("e") clause."""
+    match = _FLOAT_CLAUSE.match(message)
+    if not match:
+        return None
+    given = match.group(1) or "string"
+    name = "fixed-point" if clause == "f" else "scientific"
+    return f"error during formatting: {name} clause can only be used on doubles, was given {given}"
 
 
 def runtime_message(message: str) -> str:
@@ -174,11 +231,42 @@ def runtime_message(message: str) -> str:
     no_overload = _NO_MATCHING_OVERLOAD.match(message)
     if no_overload:
         return _no_such_overload(no_overload.group(1))
-    if message == "divide by zero":
-        return "division by zero"
+    fixed = _FIXED_MESSAGES.get(message)
+    if fixed is not None:
+        return fixed
     index = _INDEX_ERROR.match(message)
     if index:
         return f"index '{index.group(1)}' out of range in list size '{index.group(2)}'"
-    if message == "Iteration budget exceeded":
-        return "operation cancelled: actual cost limit exceeded"
+    conversion = _CONVERSION_FAILED.match(message)
+    if conversion:
+        return f"type conversion error from 'string' to '{conversion.group(1)}'"
+    conversion = _TYPE_CONVERSION.match(message)
+    if conversion:
+        return f"type conversion error from '{conversion.group(1)}' to '{conversion.group(2)}'"
+    for pattern, text in _FORMAT_CLAUSES:
+        clause = pattern.match(message)
+        if clause:
+            return "error during formatting: " + text.format(clause.group(1))
     return message
+
+
+def time_zone_message(zone: str) -> str | None:
+    """cel-go's error for a time zone argument it cannot use (``timeZone`` in
+    common/types/timestamp.go): a name ``time.LoadLocation`` does not know, or an offset
+    ``±HH:MM`` whose parts ``strconv.Atoi`` cannot read. ``None`` when cel-go takes it."""
+    if ":" not in zone:
+        if zone in ("", "UTC", "Local"):
+            return None
+        try:
+            zoneinfo.ZoneInfo(zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+            return f"unknown time zone {zone}"
+        return None
+    hours, _, minutes = zone.partition(":")
+    for part in (hours, minutes):
+        if not _GO_ATOI.match(part):
+            return f'strconv.Atoi: parsing "{part}": invalid syntax'
+    return None
+
+
+_GO_ATOI = re.compile(r"^[+-]?[0-9]+$")

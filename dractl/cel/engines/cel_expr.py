@@ -312,6 +312,14 @@ def go_type_name(value: Any) -> str:
     return names.get(kind, kind.__name__)
 
 
+class _BareNoSuchOverload(ValueError):
+    """cel-go's plain "no such overload" of a value's own method (``Int.Add(String)``), which no
+    dispatcher rewords."""
+
+    def __init__(self) -> None:
+        super().__init__(_NO_SUCH_OVERLOAD)
+
+
 def _dispatch_error(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
     """``impl``, whose bare "no such overload" (no overload takes these arguments) names the
     function and the argument types, as cel-go's dispatcher does."""
@@ -319,7 +327,7 @@ def _dispatch_error(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return impl(*args)
         except ValueError as exc:
-            if str(exc) != _NO_SUCH_OVERLOAD:
+            if str(exc) != _NO_SUCH_OVERLOAD or type(exc) is _BareNoSuchOverload:
                 raise
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: {name}({', '.join(go_type_name(a) for a in args)})") from None
     return call
@@ -401,10 +409,35 @@ class _CelExprProgram:
             whole = self._engine.activation(device, self._list_types, lookups if lookups.exact else None, True)
             return CelRuntimeError(self._not_iterable_message(whole))
         message = messages.runtime_message(raw)
+        if message == "Invalid timezone":
+            message = self._time_zone_message() or message
+        elif message.startswith(("expected a double but got", 'only "NaN", "Infinity"')):
+            message = self._float_clause_message(message) or message
         lookups = self.lookups
         if not lookups.exact and lookups.any:
             self._refuse_if_domain_missing(device, message)
         return CelRuntimeError(message)
+
+    def _time_zone_message(self) -> str | None:
+        """cel-go's text for the time zone argument cel-cpp refused (its own text names none)."""
+        for node in self.ast.root.walk():
+            if node.kind == "call" and node.name in _TIME_ZONE_ACCESSORS and node.operand is not None \
+                    and len(node.args) == 1 and node.args[0].kind == "const" and type(node.args[0].value) is str:
+                message = messages.time_zone_message(node.args[0].value)
+                if message is not None:
+                    return message
+        return None
+
+    def _float_clause_message(self, message: str) -> str | None:
+        """cel-go's text for a %f or %e clause given a value that is not a double: which of the
+        two it was, the selector's constant format strings tell."""
+        clauses = set()
+        for node in self.ast.root.walk():
+            if node.kind == "call" and node.name == "format" and node.operand is not None:
+                if node.operand.kind != "const" or type(node.operand.value) is not str:
+                    return None
+                clauses.update(re.findall(r"%(?:\.\d+)?([fe])", node.operand.value.replace("%%", "")))
+        return messages.float_clause_message(message, clauses.pop()) if len(clauses) == 1 else None
 
     def _not_iterable_message(self, activation: Any) -> str:
         """cel-go names the Go type of a value a macro cannot iterate; find that value."""
@@ -437,6 +470,11 @@ class _CelExprProgram:
                         f"{message} (not supported by dractl: this selector both inspects a device map as a "
                         f"whole and looks up domain {name!r}, which this device lacks; dractl cannot "
                         "reproduce the scheduler's answer here)")
+
+
+_TIME_ZONE_ACCESSORS = frozenset({
+    "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek", "getHours", "getMinutes",
+    "getSeconds", "getMilliseconds"})
 
 
 class _NonBool:
@@ -667,7 +705,7 @@ def _list_sum(zero: str) -> Callable[[Any], Any]:
         total = _ZERO[zero]
         for value in _need_list(values):
             if type(value) is not type(total) or type(value) is bool:
-                raise ValueError(_NO_SUCH_OVERLOAD)
+                raise _BareNoSuchOverload
             total = total + value
             if type(total) is int and not _INT64[0] <= total <= _INT64[1]:
                 raise ValueError("integer overflow")
@@ -788,8 +826,10 @@ def _strings_runtime() -> list[Any]:
     functions: list[tuple[str, int, Callable[..., Any]]] = [
         ("dractl.charAt", 2, _char_at), ("dractl.substring", 2, _substring), ("dractl.substring3", 3, _substring),
         ("dractl.indexOf3", 3, _index_of), ("dractl.lastIndexOf3", 3, _last_index_of)]
+    # cel-go declares these with bindings: a call no overload takes names the function and types
     return [cel.FunctionDecl(name, [cel.Overload(name.replace(".", "_"), T.DYN, [T.DYN] * arity, is_member=True,
-                                                 impl=impl)]) for name, arity, impl in functions]
+                                                 impl=_dispatch_error(name.removeprefix("dractl.").rstrip("3"), impl))])
+            for name, arity, impl in functions]
 
 
 def _list_index_of(values: Any, item: Any) -> int:
@@ -823,7 +863,7 @@ def _k8s_list_runtime() -> list[Any]:
     return [cel.FunctionDecl(name, [cel.Overload(name.replace(".", "_"),
                                                  T.DURATION if name.endswith("_duration") else T.DYN,
                                                  [T.DYN] * (2 if name.endswith("ndexOf") else 1), is_member=True,
-                                                 impl=impl)])
+                                                 impl=_dispatch_error(name[7:].partition("_")[0], impl))])
             for name, impl in functions.items()]
 
 

@@ -1,0 +1,83 @@
+"""The default engine's runtime errors carry cel-go's texts (the scheduler reports them).
+
+Each row's expected answer is upstream's (the Kubernetes 1.36 DRA compiler, StoredExpressions)
+on the device below, the second device of the differential test's ``scalars`` slices. cel-cpp
+words conversions, overflows, time zones, string formatting and calls no overload takes
+differently, and panics that abort cel-go's whole evaluation are errors it may absorb.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dractl.cel import CelCompileError, CelDevice, CelRuntimeError, compile_selector
+from dractl.cel.engines import DEFAULT_ENGINE
+
+DEVICE = CelDevice(
+    driver="gpu.example.com",
+    attributes={
+        "model": {"string": "İstanbul"},
+        "uuid": {"string": "Ωmega"},
+        "gpu.example.com/label": {"string": "🚀gpu🚀"},
+        "cores": {"int": 7},
+        "numa": {"int": 2147483647},
+        "gpu.example.com/driverVersion": {"version": "0.0.1"},
+    },
+    capacity={"memory": {"value": "4T"}, "bandwidth": {"value": "2Ei"}},
+)
+
+ROWS: list[tuple[str, object]] = [
+    # conversions and overflows
+    ('int(device.attributes["gpu.example.com"].model) > 0', ('runtime', "type conversion error from 'string' to 'int'")),
+    ('uint(\'-1\' + device.attributes["gpu.example.com"].model) == 1u', ('runtime', "type conversion error from 'string' to 'uint'")),
+    ('double(device.attributes["gpu.example.com"].model + \'x\') == 1.0', ('runtime', "type conversion error from 'string' to 'double'")),
+    ('bool(device.attributes["gpu.example.com"].model)', ('runtime', "type conversion error from 'string' to 'bool'")),
+    ('duration(device.attributes["gpu.example.com"].model) == duration(\'1s\')', ('runtime', "type conversion error from 'string' to 'google.protobuf.Duration'")),
+    ('timestamp(device.attributes["gpu.example.com"].model) == timestamp(\'2020-01-01T00:00:00Z\')', ('runtime', "type conversion error from 'string' to 'google.protobuf.Timestamp'")),
+    ('int(double(device.attributes["gpu.example.com"].numa) * 1e10) == 1', ('runtime', 'integer overflow')),
+    ('uint(device.attributes["gpu.example.com"].cores - 8) == 1u', ('runtime', 'unsigned integer overflow')),
+    ('uint(double(device.attributes["gpu.example.com"].numa) * -1.0) == 1u', ('runtime', 'unsigned integer overflow')),
+    ('int(18446744073709551615u - uint(device.attributes["gpu.example.com"].cores)) == 1', ('runtime', 'integer overflow')),
+    # time zones: a name Go's time.LoadLocation does not know, an offset strconv.Atoi cannot read
+    ("timestamp('2020-01-01T00:00:00Z').getHours('Nope/Zone') >= 0", ('runtime', 'unknown time zone Nope/Zone')),
+    ("timestamp('2020-01-01T00:00:00Z').getDayOfYear('utc') >= 0", ('runtime', 'unknown time zone utc')),
+    ("timestamp('2020-01-01T00:00:00Z').getHours('+05:xx') >= 0", ('runtime', 'strconv.Atoi: parsing "xx": invalid syntax')),
+    # string formatting
+    ('"%s".format(device.attributes["gpu.example.com"].numa) != \'\'', ('runtime', 'no such overload: format(string, int)')),
+    ('"%s".format(device.attributes["gpu.example.com"].driverVersion) != \'\'', ('runtime', 'no such overload: format(string, kubernetes.Semver)')),
+    ('"%d".format(dyn([device.attributes["gpu.example.com"].model])) != \'\'', ('runtime', 'error during formatting: decimal clause can only be used on integers, was given string')),
+    ('"%f".format(dyn([device.attributes["gpu.example.com"].model])) != \'\'', ('runtime', 'error during formatting: fixed-point clause can only be used on doubles, was given string')),
+    ('"%.3e".format([dyn([1])]) != \'\'', ('runtime', 'error during formatting: scientific clause can only be used on doubles, was given list')),
+    ('"%x".format([dyn(1.5)]) != \'\'', ('runtime', 'error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double')),
+    ('"%b".format([dyn(null)]) != \'\'', ('runtime', 'error during formatting: only integers and bools can be formatted as binary, was given null_type')),
+    ('"%o".format([dyn(b\'a\')]) != \'\'', ('runtime', 'error during formatting: octal clause can only be used on integers, was given bytes')),
+    # extension functions cel-go declares with bindings name the function and the argument types;
+    # the standard library's and a value's own methods do not
+    ('device.attributes["gpu.example.com"].cores.charAt(1) != \'\'', ('runtime', 'no such overload: charAt(int, int)')),
+    ('device.attributes["gpu.example.com"].cores.lowerAscii() != \'\'', ('runtime', 'no such overload: lowerAscii(int)')),
+    ('\'a\'.split(device.attributes["gpu.example.com"].cores).size() > 0', ('runtime', 'no such overload: split(string, int)')),
+    ('\'abc\'.substring(device.attributes["gpu.example.com"].model) != \'\'', ('runtime', 'no such overload: substring(string, string)')),
+    ('device.attributes["gpu.example.com"].cores.indexOf(\'a\') > 0', ('runtime', 'no such overload: indexOf(int, string)')),
+    ('sets.contains(device.attributes["gpu.example.com"].cores, [1])', ('runtime', 'no such overload: sets.contains(int, list)')),
+    ('device.attributes["gpu.example.com"].model.flatten().size() > 0', ('runtime', 'no such overload: string.flatten()')),
+    ('strings.quote(device.attributes["gpu.example.com"].cores) != \'\'', ('runtime', 'no such overload: strings.quote(int)')),
+    ('dyn(1).isSorted()', ('runtime', 'no such overload: isSorted(int)')),
+    ("[dyn(1), dyn('a')].sum() > 0", ('runtime', 'no such overload')),
+    ('device.attributes["gpu.example.com"].cores.startsWith("a")', ('runtime', 'no such overload')),
+]
+
+
+@pytest.mark.parametrize(("expression", "expected"), ROWS, ids=[row[0] for row in ROWS])
+def test_runtime_answer_is_upstreams(expression: str, expected: object) -> None:
+    if isinstance(expected, tuple) and expected[0] == "compile":
+        with pytest.raises(CelCompileError) as caught:
+            compile_selector(expression, release="1.36", purpose="stored", engine=DEFAULT_ENGINE)
+        assert caught.value.detail == expected[1]
+        return
+    selector = compile_selector(expression, release="1.36", purpose="stored", engine=DEFAULT_ENGINE)
+    if isinstance(expected, tuple):
+        with pytest.raises(CelRuntimeError) as raised:
+            selector.evaluate(DEVICE)
+        assert raised.value.message == expected[1]
+    else:
+        assert selector.evaluate(DEVICE) is expected
