@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-from dataclasses import dataclass
+from functools import total_ordering
+
+from dractl.records import Record
 
 
 class Severity(enum.StrEnum):
@@ -17,44 +18,75 @@ class Severity(enum.StrEnum):
         return {"error": 2, "warning": 1, "info": 0}[self.value]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Position:
-    """A place in an input file; line and column are 1-based."""
+@total_ordering
+class Position(Record):
+    """A place in an input file; line and column are 1-based. Ordered by file, line, column."""
 
-    file: str
-    line: int
-    column: int
+    __slots__ = ("column", "file", "line")
+    __hash__ = Record.value_hash
+
+    def __init__(self, file: str, line: int, column: int) -> None:
+        self.file = file
+        self.line = line
+        self.column = column
+
+    def __lt__(self, other: Position) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.file, self.line, self.column) < (other.file, other.line, other.column)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
+class ObjectRef(Record):
     """Which Kubernetes object a diagnostic is about."""
 
-    kind: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    api_version: str | None = None
+    __slots__ = ("api_version", "kind", "name", "namespace")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        kind: str | None = None,
+        name: str | None = None,
+        namespace: str | None = None,
+        api_version: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.namespace = namespace
+        self.api_version = api_version
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(Record):
     """A finding: a rule, where it is, and what the apiserver would say.
 
     ``field`` is the apiserver's field path (v1 shape, as the apiserver prints it) and ``type`` its
     error type (``Required value``, ``Invalid value``, ...), when the finding corresponds to one.
     """
 
-    rule: str
-    severity: Severity
-    message: str
-    position: Position | None = None
-    field: str | None = None
-    type: str | None = None
-    obj: ObjectRef = dataclasses.field(default_factory=ObjectRef)
-    hint: str | None = None
+    __slots__ = ("field", "hint", "message", "obj", "position", "rule", "severity", "type")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        rule: str,
+        severity: Severity,
+        message: str,
+        position: Position | None = None,
+        field: str | None = None,
+        type: str | None = None,
+        obj: ObjectRef | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.rule = rule
+        self.severity = severity
+        self.message = message
+        self.position = position
+        self.field = field
+        self.type = type
+        self.obj = ObjectRef() if obj is None else obj
+        self.hint = hint
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         pos = self.position

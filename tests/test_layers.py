@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Lowest first.
 LAYERS: list[tuple[str, ...]] = [
+    ("dractl.records",),
     ("dractl", "dractl.errors", "dractl.diagnostics", "dractl.synthetic"),
     ("dractl.load",),
     ("dractl.api",),
@@ -34,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("dractl.api.decoding", "dractl.cel.quantity"): (
         "apimachinery's quantity parser, with the decoder's error texts, is the CEL quantity "
-        "type's; that module imports nothing of dractl"
+        "type's; that module imports nothing of dractl but dractl.records"
     ),
 }
 
@@ -106,7 +107,7 @@ def test_no_import_runs_up_or_sideways() -> None:
     assert violations() == []
 
 
-def test_the_exceptions_are_used_and_import_nothing_of_dractl() -> None:
+def test_the_exceptions_are_used_and_import_nothing_of_dractl_above_the_lowest_layer() -> None:
     edges = {
         (module_name(p), name)
         for p in modules()
@@ -115,7 +116,9 @@ def test_the_exceptions_are_used_and_import_nothing_of_dractl() -> None:
     for importer, imported in EXCEPTIONS:
         assert (importer, imported) in edges, f"{importer} no longer imports {imported}: drop the exception"
         path = ROOT.joinpath(*imported.split(".")).with_suffix(".py")
-        assert list(imports(path.read_text(), imported, False)) == [], imported
+        # the lowest layer (dractl.records) is below every module of dractl
+        below = {name for name, _ in imports(path.read_text(), imported, False)} - set(LAYERS[0])
+        assert below == set(), imported
 
 
 @pytest.mark.parametrize(

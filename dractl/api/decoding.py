@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from dractl.api.schemas import (
 )
 from dractl.api.versions import GROUP, KINDS, V1BETA1_REQUEST_FIELDS
 from dractl.diagnostics import Position
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from jsonschema import Draft7Validator
@@ -145,16 +145,22 @@ def _validator(release: str, version: str, kind: str, group: str = GROUP) -> Dra
 # --- walking the schema along a data path -----------------------------------------------------------
 
 
-@dataclass
-class _Step:
+class _Step(Record):
     """The schema node a data path leads to, and what Go's decoder knows there."""
 
-    node: dict[str, Any]
-    definition: str | None  # the $defs name of node, if it is one
-    struct: str  # the Go struct holding the last field on the path
-    go_fields: list[str] = field(
-        default_factory=list
-    )  # struct field names only (Go's error context)
+    __slots__ = ("definition", "go_fields", "node", "struct")
+
+    def __init__(
+        self,
+        node: dict[str, Any],
+        definition: str | None,
+        struct: str,
+        go_fields: list[str] | None = None,
+    ) -> None:
+        self.node = node
+        self.definition = definition  # the $defs name of node, if it is one
+        self.struct = struct  # the Go struct holding the last field on the path
+        self.go_fields = [] if go_fields is None else go_fields  # struct field names only (Go's error context)
 
 
 def _deref(defs: dict[str, Any], node: Any) -> tuple[dict[str, Any], str | None]:
@@ -259,16 +265,26 @@ def strict_path(path: Sequence[Any]) -> str:
 # --- the problems of one object ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
+class SchemaProblem(Record):
     """One value of an object that the decoder refuses (or, for a missing required field,
     silently reads as its zero value)."""
 
-    obj: ApiObject
-    message: str
-    field: str  # the data path as strict decoding prints it
-    position: Position
-    hint: str | None = None
+    __slots__ = ("field", "hint", "message", "obj", "position")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        obj: ApiObject,
+        message: str,
+        field: str,
+        position: Position,
+        hint: str | None = None,
+    ) -> None:
+        self.obj = obj
+        self.message = message
+        self.field = field  # the data path as strict decoding prints it
+        self.position = position
+        self.hint = hint
 
     def __str__(self) -> str:
         what = f"{self.obj.kind} {self.obj.qualified_name}" if self.obj.name else self.obj.kind
@@ -276,12 +292,20 @@ class SchemaProblem:
         return f"{self.position}: {what}: {self.message}{hint}"
 
 
-@dataclass
-class SchemaProblems:
-    unknown: list[SchemaProblem] = field(default_factory=list)  # unknown fields (strict decoding)
-    wrong_type: list[SchemaProblem] = field(default_factory=list)
-    malformed: list[SchemaProblem] = field(default_factory=list)  # quantities and times
-    missing: list[SchemaProblem] = field(default_factory=list)  # required, zero value accepted
+class SchemaProblems(Record):
+    __slots__ = ("malformed", "missing", "unknown", "wrong_type")
+
+    def __init__(
+        self,
+        unknown: list[SchemaProblem] | None = None,
+        wrong_type: list[SchemaProblem] | None = None,
+        malformed: list[SchemaProblem] | None = None,
+        missing: list[SchemaProblem] | None = None,
+    ) -> None:
+        self.unknown = [] if unknown is None else unknown  # unknown fields (strict decoding)
+        self.wrong_type = [] if wrong_type is None else wrong_type
+        self.malformed = [] if malformed is None else malformed  # quantities and times
+        self.missing = [] if missing is None else missing  # required, zero value accepted
 
 
 def author_data(obj: ApiObject) -> dict[str, Any]:

@@ -10,7 +10,6 @@ author wrote, so diagnostics point into the author's file even for v1beta1 input
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from dractl.api.versions import (
@@ -57,16 +56,25 @@ def _key(key: Any) -> str:
     return str(key)
 
 
-@dataclass(eq=False)
 class ApiObject:
     """A Kubernetes object read from an input, normalised to the v1 shape for DRA kinds."""
 
-    source: KubeObject
-    data: dict[str, Any]
-    dra: bool
-    _redirects: list[tuple[tuple[Any, ...], int, tuple[Any, ...]]] = field(default_factory=list)
-    # Results of pure functions of the object, kept for the next rule or command that asks.
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    __slots__ = ("_redirects", "data", "dra", "memo", "source")
+
+    def __init__(
+        self,
+        source: KubeObject,
+        data: dict[str, Any],
+        dra: bool,
+        _redirects: list[tuple[tuple[Any, ...], int, tuple[Any, ...]]] | None = None,
+        memo: dict[Any, Any] | None = None,
+    ) -> None:
+        self.source = source
+        self.data = data
+        self.dra = dra
+        self._redirects = [] if _redirects is None else _redirects
+        # Results of pure functions of the object, kept for the next rule or command that asks.
+        self.memo = {} if memo is None else memo
 
     @property
     def kind(self) -> str:

@@ -35,20 +35,25 @@ Size limits per release live with the checks that use them (``dractl.api.validat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 
 from dractl.errors import UsageError
+from dractl.records import Record
 
 RELEASES = ("1.34", "1.35", "1.36")
 DEFAULT_RELEASE = RELEASES[-1]
 
 
-@dataclass(frozen=True)
-class GateStage:
-    stage: str  # "alpha" | "beta" | "GA"
-    default: bool
-    locked: bool = False
+class GateStage(Record):
+    """A feature gate's stage in one release, its default and whether it is locked to it."""
+
+    __slots__ = ("default", "locked", "stage")
+    __hash__ = Record.value_hash
+
+    def __init__(self, stage: str, default: bool, locked: bool = False) -> None:
+        self.stage = stage  # "alpha" | "beta" | "GA"
+        self.default = default
+        self.locked = locked
 
 
 def _s(stage: str | None, default: bool | None = None, locked: bool = False) -> GateStage | None:
@@ -90,14 +95,14 @@ def first_default_on(gate: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Features:
+class Features(Record):
     """A release and the state of every DRA feature gate in it."""
 
-    release: str = DEFAULT_RELEASE
-    overrides: Mapping[str, bool] = field(default_factory=dict)
+    __slots__ = ("overrides", "release")
 
-    def __post_init__(self) -> None:
+    def __init__(self, release: str = DEFAULT_RELEASE, overrides: Mapping[str, bool] | None = None) -> None:
+        self.release = release
+        self.overrides: Mapping[str, bool] = {} if overrides is None else overrides
         if self.release not in RELEASES:
             raise UsageError(
                 f"unknown Kubernetes version {self.release!r}; supported: {', '.join(RELEASES)}"
@@ -165,19 +170,40 @@ def parse_feature_gates(spec: str | None) -> dict[str, bool]:
 API_GROUP = "resource.k8s.io"
 
 
-@dataclass(frozen=True)
-class ApiVersionLifecycle:
+class ApiVersionLifecycle(Record):
     """One version of resource.k8s.io: the kinds it had and the releases that mark its life."""
 
-    version: str
-    kinds: frozenset[str]
-    introduced: str
-    deprecated: str | None  # the apiserver warns from this release on
-    removed: str | None  # first release that does not serve these kinds in this version
-    served_by_default: bool  # whether a default-configured kube-apiserver serves it while it exists
-    # The version to move to. Upstream declares no APILifecycleReplacement for these versions,
-    # so this is dractl's advice and not part of the apiserver's warning.
-    replacement: str | None = None
+    __slots__ = (
+        "deprecated",
+        "introduced",
+        "kinds",
+        "removed",
+        "replacement",
+        "served_by_default",
+        "version",
+    )
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        version: str,
+        kinds: frozenset[str],
+        introduced: str,
+        deprecated: str | None,
+        removed: str | None,
+        served_by_default: bool,
+        replacement: str | None = None,
+    ) -> None:
+        self.version = version
+        self.kinds = kinds
+        self.introduced = introduced
+        self.deprecated = deprecated  # the apiserver warns from this release on
+        self.removed = removed  # first release that does not serve these kinds in this version
+        # whether a default-configured kube-apiserver serves it while it exists
+        self.served_by_default = served_by_default
+        # The version to move to. Upstream declares no APILifecycleReplacement for these
+        # versions, so this is dractl's advice and not part of the apiserver's warning.
+        self.replacement = replacement
 
     @property
     def last_served(self) -> str | None:
@@ -274,11 +300,16 @@ class Serving(StrEnum):
     OUT_OF_SCOPE = "out-of-scope"  # exists, but is not one of the kinds dractl checks
 
 
-@dataclass(frozen=True)
-class ApiVersionStatus:
-    serving: Serving
-    deprecated: bool
-    lifecycle: ApiVersionLifecycle | None
+class ApiVersionStatus(Record):
+    """How one release treats one apiVersion and kind."""
+
+    __slots__ = ("deprecated", "lifecycle", "serving")
+    __hash__ = Record.value_hash
+
+    def __init__(self, serving: Serving, deprecated: bool, lifecycle: ApiVersionLifecycle | None) -> None:
+        self.serving = serving
+        self.deprecated = deprecated
+        self.lifecycle = lifecycle
 
 
 def api_version_status(version: str, kind: str, release: str) -> ApiVersionStatus:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -24,12 +23,14 @@ POD_SPEC_PATHS: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, eq=False)
 class PodSpec:
     """The pod spec of a Pod or of a workload's pod template, and its path inside ``obj.data``."""
 
-    obj: ApiObject
-    path: tuple[str, ...]
+    __slots__ = ("obj", "path")
+
+    def __init__(self, obj: ApiObject, path: tuple[str, ...]) -> None:
+        self.obj = obj
+        self.path = path
 
     @property
     def data(self) -> dict[str, Any]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dractl.cel.ast import CheckedAst, Expr
+from dractl.records import Record
 
 #: Stands for "the device's own driver" in a set of looked-up domains
 #: (``device.attributes[device.driver]``).
@@ -14,8 +13,7 @@ _OUTER_MAPS = {"device.attributes": 0, "device.capacity": 1}
 _LOOKUP_CALLS = ("_[_]", "_[?_]", "_?._")
 
 
-@dataclass(frozen=True)
-class DomainLookups:
+class DomainLookups(Record):
     """Domains looked up directly in ``device.attributes`` and ``device.capacity``.
 
     Upstream's outer maps answer a lookup of a missing domain with an empty map. An engine that
@@ -24,9 +22,13 @@ class DomainLookups:
     an outer map as a whole (``in``, ``size``, iteration, binding it to a name): ``exact`` says so.
     """
 
-    attributes: frozenset[str]
-    capacity: frozenset[str]
-    exact: bool
+    __slots__ = ("attributes", "capacity", "exact")
+    __hash__ = Record.value_hash
+
+    def __init__(self, attributes: frozenset[str], capacity: frozenset[str], exact: bool) -> None:
+        self.attributes = attributes
+        self.capacity = capacity
+        self.exact = exact
 
     @property
     def any(self) -> bool:

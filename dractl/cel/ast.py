@@ -8,8 +8,9 @@ directly (field numbers of ``cel.expr.CheckedExpr``), so no generated code is ne
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
+
+from dractl.records import Record
 
 # -- protobuf wire format -----------------------------------------------------------------
 
@@ -62,15 +63,18 @@ _PRIMITIVES = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "byt
 _WELL_KNOWN = {1: "any", 2: "google.protobuf.Timestamp", 3: "google.protobuf.Duration"}
 
 
-@dataclass(frozen=True)
-class CelType:
+class CelType(Record):
     """A CEL type: ``kind`` is bool/int/.../list/map/message/type_param/type/dyn/null_type/
     error/opaque/any/wrapper; ``name`` names messages and opaque types; ``params`` are type
     arguments."""
 
-    kind: str
-    name: str = ""
-    params: tuple[CelType, ...] = ()
+    __slots__ = ("kind", "name", "params")
+    __hash__ = Record.value_hash
+
+    def __init__(self, kind: str, name: str = "", params: tuple[CelType, ...] = ()) -> None:
+        self.kind = kind
+        self.name = name
+        self.params = params
 
     def __str__(self) -> str:
         if self.kind in ("list", "map", "type"):
@@ -128,29 +132,66 @@ def _decode_type(data: bytes) -> CelType:
 # -- expressions ------------------------------------------------------------------------------
 
 
-@dataclass
-class Expr:
+class Expr(Record):
     """One node. ``kind``: const, ident, select, call, list, map, struct, comprehension."""
 
-    id: int
-    kind: str
-    # const
-    value: Any = None
-    # ident: name; select: field; call: function
-    name: str = ""
-    operand: Expr | None = None  # select operand / call target
-    test_only: bool = False
-    args: list[Expr] = field(default_factory=list)  # call args, list elements
-    entries: list[tuple[Expr | str, Expr]] = field(default_factory=list)  # map/struct entries
-    # comprehension
-    iter_var: str = ""
-    iter_var2: str = ""
-    iter_range: Expr | None = None
-    accu_var: str = ""
-    accu_init: Expr | None = None
-    loop_condition: Expr | None = None
-    loop_step: Expr | None = None
-    result: Expr | None = None
+    __slots__ = (
+        "accu_init",
+        "accu_var",
+        "args",
+        "entries",
+        "id",
+        "iter_range",
+        "iter_var",
+        "iter_var2",
+        "kind",
+        "loop_condition",
+        "loop_step",
+        "name",
+        "operand",
+        "result",
+        "test_only",
+        "value",
+    )
+
+    def __init__(
+        self,
+        id: int,
+        kind: str,
+        value: Any = None,
+        name: str = "",
+        operand: Expr | None = None,
+        test_only: bool = False,
+        args: list[Expr] | None = None,
+        entries: list[tuple[Expr | str, Expr]] | None = None,
+        iter_var: str = "",
+        iter_var2: str = "",
+        iter_range: Expr | None = None,
+        accu_var: str = "",
+        accu_init: Expr | None = None,
+        loop_condition: Expr | None = None,
+        loop_step: Expr | None = None,
+        result: Expr | None = None,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        # const
+        self.value = value
+        # ident: name; select: field; call: function
+        self.name = name
+        self.operand = operand  # select operand / call target
+        self.test_only = test_only
+        self.args = [] if args is None else args  # call args, list elements
+        self.entries = [] if entries is None else entries  # map/struct entries
+        # comprehension
+        self.iter_var = iter_var
+        self.iter_var2 = iter_var2
+        self.iter_range = iter_range
+        self.accu_var = accu_var
+        self.accu_init = accu_init
+        self.loop_condition = loop_condition
+        self.loop_step = loop_step
+        self.result = result
 
     def children(self) -> list[Expr]:
         kids: list[Expr] = []
@@ -286,14 +327,24 @@ def _decode_comprehension(data: bytes) -> Expr:
     return node
 
 
-@dataclass
-class CheckedAst:
-    root: Expr
-    types: dict[int, CelType]
-    overloads: dict[int, list[str]]
-    references: dict[int, str]
-    positions: dict[int, int]
-    macro_calls: dict[int, Expr]
+class CheckedAst(Record):
+    __slots__ = ("macro_calls", "overloads", "positions", "references", "root", "types")
+
+    def __init__(
+        self,
+        root: Expr,
+        types: dict[int, CelType],
+        overloads: dict[int, list[str]],
+        references: dict[int, str],
+        positions: dict[int, int],
+        macro_calls: dict[int, Expr],
+    ) -> None:
+        self.root = root
+        self.types = types
+        self.overloads = overloads
+        self.references = references
+        self.positions = positions
+        self.macro_calls = macro_calls
 
     def type_of(self, node: Expr) -> CelType:
         return self.types.get(node.id, DYN)

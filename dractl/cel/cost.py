@@ -9,9 +9,9 @@ nothing (``PresenceTestHasCost(false)`` in the Kubernetes base environment).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from dractl.cel.ast import CelType, CheckedAst, Expr
+from dractl.records import Record
 
 UINT64_MAX = 2**64 - 1
 SELECT_AND_IDENT_COST = 1
@@ -51,12 +51,15 @@ def _by_factor(x: int, factor: float) -> int:
     return UINT64_MAX if result >= 2.0**64 else int(result)
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(Record):
     """A [min, max] range, used both for sizes and for costs."""
 
-    min: int
-    max: int
+    __slots__ = ("max", "min")
+    __hash__ = Record.value_hash
+
+    def __init__(self, min: int, max: int) -> None:
+        self.min = min
+        self.max = max
 
     def add(self, other: Estimate) -> Estimate:
         return Estimate(_add(self.min, other.min), _add(self.max, other.max))
@@ -79,11 +82,14 @@ UNKNOWN = Estimate(0, UINT64_MAX)
 ZERO = fixed(0)
 
 
-@dataclass(frozen=True)
-class _Entry:
-    container: str  # "list" or "map"
-    key: Estimate
-    value: Estimate
+class _Entry(Record):
+    __slots__ = ("container", "key", "value")
+    __hash__ = Record.value_hash
+
+    def __init__(self, container: str, key: Estimate, value: Estimate) -> None:
+        self.container = container  # "list" or "map"
+        self.key = key
+        self.value = value
 
     def union(self, other: _Entry | None) -> _Entry | None:
         if other is None:
@@ -91,12 +97,20 @@ class _Entry:
         return _Entry(self.container, self.key.union(other.key), self.value.union(other.value))
 
 
-@dataclass
-class _DeclType:
-    max_elements: int
-    fields: dict[str, _DeclType] | None = None
-    key: _DeclType | None = None
-    elem: _DeclType | None = None
+class _DeclType(Record):
+    __slots__ = ("elem", "fields", "key", "max_elements")
+
+    def __init__(
+        self,
+        max_elements: int,
+        fields: dict[str, _DeclType] | None = None,
+        key: _DeclType | None = None,
+        elem: _DeclType | None = None,
+    ) -> None:
+        self.max_elements = max_elements
+        self.fields = fields
+        self.key = key
+        self.elem = elem
 
 
 def _device_decl(list_type_attributes: bool) -> tuple[_DeclType, _DeclType]:
@@ -119,21 +133,31 @@ def _device_decl(list_type_attributes: bool) -> tuple[_DeclType, _DeclType]:
     return device, attribute
 
 
-@dataclass
-class _Node:
+class _Node(Record):
     """What cel-go calls an AstNode: a path from a variable, a type, and a computed size."""
 
-    path: list[str] | None
-    type: CelType
-    expr: Expr | None
-    size: Estimate | None
+    __slots__ = ("expr", "path", "size", "type")
+
+    def __init__(
+        self,
+        path: list[str] | None,
+        type: CelType,
+        expr: Expr | None,
+        size: Estimate | None,
+    ) -> None:
+        self.path = path
+        self.type = type
+        self.expr = expr
+        self.size = size
 
 
-@dataclass
-class _LocalVar:
-    path: list[str]
-    size: Estimate | None
-    entry: _Entry | None
+class _LocalVar(Record):
+    __slots__ = ("entry", "path", "size")
+
+    def __init__(self, path: list[str], size: Estimate | None, entry: _Entry | None) -> None:
+        self.path = path
+        self.size = size
+        self.entry = entry
 
 
 _SCALAR_KINDS = ("bool", "double", "google.protobuf.Duration", "int", "google.protobuf.Timestamp", "uint")

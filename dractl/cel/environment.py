@@ -12,8 +12,9 @@ Upstream builds two environments from one list of versioned options
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from dractl.records import Record
 
 Purpose = Literal["new", "stored"]
 
@@ -53,19 +54,37 @@ def parse_release(release: str) -> tuple[int, int]:
         raise ValueError(f"invalid Kubernetes release {release!r}: expected MAJOR.MINOR") from None
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(Record):
     """The facts about one CEL environment that change what compiles or what it means."""
 
-    release: str
-    purpose: Purpose
-    #: ``device.allowMultipleAllocations`` is declared.
-    allow_multiple_allocations_field: bool
-    #: DRAListTypeAttributes as seen by the compiler: list attribute values, attribute type dyn.
-    list_type_attributes: bool
-    #: ``<dyn>.includes(<dyn>)`` is declared.
-    includes_function: bool
-    libraries: frozenset[str]
+    __slots__ = (
+        "allow_multiple_allocations_field",
+        "includes_function",
+        "libraries",
+        "list_type_attributes",
+        "purpose",
+        "release",
+    )
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        release: str,
+        purpose: Purpose,
+        allow_multiple_allocations_field: bool,
+        list_type_attributes: bool,
+        includes_function: bool,
+        libraries: frozenset[str],
+    ) -> None:
+        self.release = release
+        self.purpose = purpose
+        #: ``device.allowMultipleAllocations`` is declared.
+        self.allow_multiple_allocations_field = allow_multiple_allocations_field
+        #: DRAListTypeAttributes as seen by the compiler: list attribute values, attribute type dyn.
+        self.list_type_attributes = list_type_attributes
+        #: ``<dyn>.includes(<dyn>)`` is declared.
+        self.includes_function = includes_function
+        self.libraries = libraries
 
     @property
     def cache_key(self) -> tuple[object, ...]:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dractl.records import Record
 
 
-@dataclass(frozen=True)
-class CelError:
+class CelError(Record):
     """One problem in an expression; ``line`` and ``column`` are 1-based, inside the expression."""
 
-    message: str
-    line: int = 1
-    column: int = 1
+    __slots__ = ("column", "line", "message")
+    __hash__ = Record.value_hash
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}: {self.message}"

@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from dractl.cel.urls import URLError, request_uri_error
+from dractl.records import Record
 
 _DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
@@ -135,12 +135,14 @@ def _datetime(value: str) -> list[str]:
     return []
 
 
-@dataclass(frozen=True)
-class NamedFormat:
+class NamedFormat(Record):
     """A value of ``kubernetes.NamedFormat``; formats are equal when their names are."""
 
-    name: str
-    validate: Callable[[str], list[str]]
+    __slots__ = ("name", "validate")
+
+    def __init__(self, name: str, validate: Callable[[str], list[str]]) -> None:
+        self.name = name
+        self.validate = validate
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NamedFormat) and self.name == other.name

@@ -7,8 +7,9 @@ decimal), because ``isInteger``/``asInteger`` depend on that shape and not only 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+
+from dractl.records import Record
 
 SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE}'"
@@ -40,13 +41,16 @@ def _fits_int64(value: int) -> bool:
     return _INT64_MIN <= value <= _INT64_MAX
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(Record):
     """``unscaled * 10**exponent``; ``exact_int64`` marks apimachinery's scaled-int64 form."""
 
-    unscaled: int
-    exponent: int
-    exact_int64: bool = True
+    __slots__ = ("exact_int64", "exponent", "unscaled")
+    __hash__ = Record.value_hash
+
+    def __init__(self, unscaled: int, exponent: int, exact_int64: bool = True) -> None:
+        self.unscaled = unscaled
+        self.exponent = exponent
+        self.exact_int64 = exact_int64
 
     # -- value ---------------------------------------------------------------------------
     @property

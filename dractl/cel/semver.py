@@ -5,7 +5,7 @@ Parsing errors carry blang/semver's texts, so CEL runtime errors read as upstrea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dractl.records import Record
 
 _NUMBERS = frozenset("0123456789")
 _ALPHANUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
@@ -34,11 +34,14 @@ def _parse_uint(text: str) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class PreRelease:
-    text: str
-    number: int
-    numeric: bool
+class PreRelease(Record):
+    __slots__ = ("number", "numeric", "text")
+    __hash__ = Record.value_hash
+
+    def __init__(self, text: str, number: int, numeric: bool) -> None:
+        self.text = text
+        self.number = number
+        self.numeric = numeric
 
     def compare(self, other: PreRelease) -> int:
         if self.numeric != other.numeric:
@@ -63,13 +66,23 @@ def _parse_prerelease(text: str) -> PreRelease:
     raise SemverError(f'Invalid character(s) found in prerelease "{text}"')
 
 
-@dataclass(frozen=True)
-class Semver:
-    major: int
-    minor: int
-    patch: int
-    pre: tuple[PreRelease, ...] = ()
-    build: tuple[str, ...] = ()
+class Semver(Record):
+    __slots__ = ("build", "major", "minor", "patch", "pre")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        major: int,
+        minor: int,
+        patch: int,
+        pre: tuple[PreRelease, ...] = (),
+        build: tuple[str, ...] = (),
+    ) -> None:
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+        self.pre = pre
+        self.build = build
 
     def compare(self, other: Semver) -> int:
         """-1, 0 or 1; build metadata has no precedence (semver 2.0.0, blang ``Compare``)."""

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from dractl.cel.device import CelDevice
+from dractl.records import Record
 
 
-@dataclass(frozen=True)
-class SliceDevice:
-    driver: str
-    pool: str
-    name: str
-    device: CelDevice
-    #: Name of the slice object the device came from, for messages.
-    slice_name: str
+class SliceDevice(Record):
+    __slots__ = ("device", "driver", "name", "pool", "slice_name")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        driver: str,
+        pool: str,
+        name: str,
+        device: CelDevice,
+        slice_name: str,
+    ) -> None:
+        self.driver = driver
+        self.pool = pool
+        self.name = name
+        self.device = device
+        #: Name of the slice object the device came from, for messages.
+        self.slice_name = slice_name
 
 
 def devices_of_slice(data: Mapping[str, Any], *, consumable_capacity: bool) -> Iterator[SliceDevice]:

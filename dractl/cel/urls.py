@@ -7,10 +7,10 @@ or an absolute path); :class:`URLError` carries upstream's message.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from dractl.cel.network import go_quote
+from dractl.records import Record
 
 _PORT = re.compile(r"(:[0-9]*)?\Z")
 # ASCII Go's shouldEscape(c, encodeHost) refuses in a host; every character from U+0080 up is
@@ -26,13 +26,16 @@ class URLError(ValueError):
     """A URL upstream refuses; the message is upstream's."""
 
 
-@dataclass(frozen=True)
-class URL:
-    scheme: str
-    host: str
-    path: str
-    raw_path: str
-    raw_query: str
+class URL(Record):
+    __slots__ = ("host", "path", "raw_path", "raw_query", "scheme")
+    __hash__ = Record.value_hash
+
+    def __init__(self, scheme: str, host: str, path: str, raw_path: str, raw_query: str) -> None:
+        self.scheme = scheme
+        self.host = host
+        self.path = path
+        self.raw_path = raw_path
+        self.raw_query = raw_query
 
     @property
     def hostname(self) -> str:

@@ -12,13 +12,13 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Severity
 from dractl.errors import UsageError
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.lint.engine import Settings
@@ -98,22 +98,51 @@ def _glob_regex(glob: str) -> str:
     return "".join(out)
 
 
-@dataclass
-class Config:
+class Config(Record):
     """The settings a configuration file holds (``None``: not set there)."""
 
-    path: Path | None = None
-    root: Path = field(default_factory=Path.cwd)
-    kubernetes_version: str | None = None
-    feature_gates: dict[str, bool] = field(default_factory=dict)
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] = ()
-    severity: dict[str, Severity] = field(default_factory=dict)
-    exclude: tuple[PathPattern, ...] = ()
-    per_file_ignores: tuple[tuple[PathPattern, tuple[str, ...]], ...] = ()
-    strict: bool | None = None
-    require_classes: bool | None = None
-    cel_engine: str | None = None
+    __slots__ = (
+        "cel_engine",
+        "exclude",
+        "feature_gates",
+        "ignore",
+        "kubernetes_version",
+        "path",
+        "per_file_ignores",
+        "require_classes",
+        "root",
+        "select",
+        "severity",
+        "strict",
+    )
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        root: Path | None = None,
+        kubernetes_version: str | None = None,
+        feature_gates: dict[str, bool] | None = None,
+        select: tuple[str, ...] | None = None,
+        ignore: tuple[str, ...] = (),
+        severity: dict[str, Severity] | None = None,
+        exclude: tuple[PathPattern, ...] = (),
+        per_file_ignores: tuple[tuple[PathPattern, tuple[str, ...]], ...] = (),
+        strict: bool | None = None,
+        require_classes: bool | None = None,
+        cel_engine: str | None = None,
+    ) -> None:
+        self.path = path
+        self.root = Path.cwd() if root is None else root
+        self.kubernetes_version = kubernetes_version
+        self.feature_gates = {} if feature_gates is None else feature_gates
+        self.select = select
+        self.ignore = ignore
+        self.severity = {} if severity is None else severity
+        self.exclude = exclude
+        self.per_file_ignores = per_file_ignores
+        self.strict = strict
+        self.require_classes = require_classes
+        self.cel_engine = cel_engine
 
     def excluded(self, path: str) -> bool:
         """Whether to skip ``path``: an ``exclude`` pattern matches it, or it is a config file."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.defaults import apply_defaults
@@ -14,13 +13,13 @@ from dractl.api.workspace import Workspace
 from dractl.diagnostics import Diagnostic, ObjectRef, Position, Severity
 from dractl.lint.registry import REGISTRY, Rule, all_rules
 from dractl.load import LoadResult
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.lint.config import PathPattern
 
 
-@dataclass
-class Finding:
+class Finding(Record):
     """What a rule reports; the engine adds the rule id, severity and position.
 
     ``path`` is a v1 path inside ``obj.data`` (the position of the author's key is looked up from
@@ -28,28 +27,63 @@ class Finding:
     the apiserver would report (``field`` defaults to the printed ``path``).
     """
 
-    message: str
-    path: Sequence[Any] = ()
-    type: str | None = None
-    field: str | None = None
-    severity: Severity | None = None
-    hint: str | None = None
-    position: Position | None = None
-    obj: ApiObject | None = None
-    rule: str | None = None  # another registered rule of the same module
+    __slots__ = ("field", "hint", "message", "obj", "path", "position", "rule", "severity", "type")
+
+    def __init__(
+        self,
+        message: str,
+        path: Sequence[Any] = (),
+        type: str | None = None,
+        field: str | None = None,
+        severity: Severity | None = None,
+        hint: str | None = None,
+        position: Position | None = None,
+        obj: ApiObject | None = None,
+        rule: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.type = type
+        self.field = field
+        self.severity = severity
+        self.hint = hint
+        self.position = position
+        self.obj = obj
+        self.rule = rule  # another registered rule of the same module
 
 
-@dataclass
-class Settings:
-    features: Features = field(default_factory=Features)
-    select: tuple[str, ...] = ()  # rule ids or prefixes; empty = all
-    ignore: tuple[str, ...] = ()
-    severity_overrides: dict[str, Severity] = field(default_factory=dict)
-    require_classes: bool = False
-    cel_engine: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    # (files the pattern matches, rule ids or prefixes ignored in them)
-    per_file_ignores: tuple[tuple[PathPattern, tuple[str, ...]], ...] = ()
+class Settings(Record):
+    __slots__ = (
+        "cel_engine",
+        "features",
+        "ignore",
+        "options",
+        "per_file_ignores",
+        "require_classes",
+        "select",
+        "severity_overrides",
+    )
+
+    def __init__(
+        self,
+        features: Features | None = None,
+        select: tuple[str, ...] = (),
+        ignore: tuple[str, ...] = (),
+        severity_overrides: dict[str, Severity] | None = None,
+        require_classes: bool = False,
+        cel_engine: str | None = None,
+        options: dict[str, Any] | None = None,
+        per_file_ignores: tuple[tuple[PathPattern, tuple[str, ...]], ...] = (),
+    ) -> None:
+        self.features = Features() if features is None else features
+        self.select = select  # rule ids or prefixes; empty = all
+        self.ignore = ignore
+        self.severity_overrides = {} if severity_overrides is None else severity_overrides
+        self.require_classes = require_classes
+        self.cel_engine = cel_engine
+        self.options = {} if options is None else options
+        # (files the pattern matches, rule ids or prefixes ignored in them)
+        self.per_file_ignores = per_file_ignores
 
     def enabled(self, rule_id: str) -> bool:
         """Longest matching prefix wins between select and ignore (ignore wins a tie)."""
@@ -79,12 +113,20 @@ class LintContext:
         return self._defaulted[key]
 
 
-@dataclass
-class LintResult:
-    diagnostics: list[Diagnostic]
-    files: int
-    objects: int
-    input_failed: bool
+class LintResult(Record):
+    __slots__ = ("diagnostics", "files", "input_failed", "objects")
+
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic],
+        files: int,
+        objects: int,
+        input_failed: bool,
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.files = files
+        self.objects = objects
+        self.input_failed = input_failed
 
     @property
     def summary(self) -> dict[str, int]:
@@ -158,7 +200,7 @@ def _with_severity(d: Diagnostic, settings: Settings) -> Diagnostic:
     override = settings.severity_overrides.get(d.rule)
     if override is None or override == d.severity:
         return d
-    from dataclasses import replace
+    from dractl.records import replace
 
     return replace(d, severity=override)
 

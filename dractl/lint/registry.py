@@ -17,12 +17,13 @@ neither has a check function of its own.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Severity
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.lint.engine import Finding
@@ -32,16 +33,35 @@ RULE_NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 SECTIONS = ("Why", "Bad", "Good", "Upstream")
 
 
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    name: str
-    severity: Severity
-    scope: str  # "object" | "set" | "loader" | "engine"
-    kinds: frozenset[str] | None
-    doc: str
-    check: Callable[..., Iterable[Finding]] | None
-    module: str
+class Rule(Record):
+    """A registered rule; ``docstring`` is its function's, as written (``doc`` is it dedented)."""
+
+    __slots__ = ("check", "docstring", "id", "kinds", "module", "name", "scope", "severity")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        severity: Severity,
+        scope: str,
+        kinds: frozenset[str] | None,
+        docstring: str,
+        check: Callable[..., Iterable[Finding]] | None,
+        module: str,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.severity = severity
+        self.scope = scope  # "object" | "set" | "loader" | "engine"
+        self.kinds = kinds
+        self.docstring = docstring
+        self.check = check
+        self.module = module
+
+    @property
+    def doc(self) -> str:
+        return _dedent(self.docstring)
 
     @property
     def summary(self) -> str:
@@ -72,7 +92,7 @@ def rule(
                 severity=severity,
                 scope=scope,
                 kinds=frozenset(kinds) if kinds is not None else None,
-                doc=_dedent(func.__doc__ or ""),
+                docstring=func.__doc__ or "",
                 check=None if scope in ("loader", "engine") else func,
                 module=func.__module__,
             )
@@ -107,7 +127,9 @@ def get_rule(rule_id: str) -> Rule | None:
     return REGISTRY.get(rule_id.upper())
 
 
+@functools.cache
 def _dedent(doc: str) -> str:
+    # inspect (with ast, dis and tokenize) is imported only when documentation is shown
     import inspect
 
     return inspect.cleandoc(doc)

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dractl.diagnostics import Diagnostic, Position, Severity
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.lint.engine import Settings
@@ -45,24 +45,37 @@ UNKNOWN_CODE = "DRA902"
 INVALID = "DRA903"
 
 
-@dataclass(frozen=True, slots=True)
-class Comment:
-    line: int  # 1-based line in the file
-    column: int  # 1-based column of the ``#``
-    text: str
-    own_line: bool  # nothing but whitespace before it
+class Comment(Record):
+    __slots__ = ("column", "line", "own_line", "text")
+    __hash__ = Record.value_hash
+
+    def __init__(self, line: int, column: int, text: str, own_line: bool) -> None:
+        self.line = line  # 1-based line in the file
+        self.column = column  # 1-based column of the ``#``
+        self.text = text
+        self.own_line = own_line  # nothing but whitespace before it
 
 
-@dataclass(eq=False)
 class Suppression:
     """One directive; ``codes`` is None for a directive without brackets (every rule)."""
 
-    scope: str  # "line" | "document" | "file"
-    codes: tuple[str, ...] | None
-    position: Position
-    first_line: int  # the lines it covers (1-based, inclusive)
-    last_line: int
-    used: set[str | None] = field(default_factory=set)
+    __slots__ = ("codes", "first_line", "last_line", "position", "scope", "used")
+
+    def __init__(
+        self,
+        scope: str,
+        codes: tuple[str, ...] | None,
+        position: Position,
+        first_line: int,
+        last_line: int,
+        used: set[str | None] | None = None,
+    ) -> None:
+        self.scope = scope  # "line" | "document" | "file"
+        self.codes = codes
+        self.position = position
+        self.first_line = first_line  # the lines it covers (1-based, inclusive)
+        self.last_line = last_line
+        self.used = set() if used is None else used
 
     def matching(self, rule: str) -> list[str | None]:
         if self.codes is None:
@@ -193,10 +206,16 @@ def _block_scalar_parent(code: str) -> int | None:
 # --- parsing directives --------------------------------------------------------------------
 
 
-@dataclass
-class ParsedDirectives:
-    suppressions: list[Suppression] = field(default_factory=list)
-    problems: list[Diagnostic] = field(default_factory=list)  # DRA902 / DRA903
+class ParsedDirectives(Record):
+    __slots__ = ("problems", "suppressions")
+
+    def __init__(
+        self,
+        suppressions: list[Suppression] | None = None,
+        problems: list[Diagnostic] | None = None,
+    ) -> None:
+        self.suppressions = [] if suppressions is None else suppressions
+        self.problems = [] if problems is None else problems  # DRA902 / DRA903
 
 
 def directives(loaded: LoadResult, known: Iterable[str]) -> ParsedDirectives:
@@ -340,7 +359,7 @@ def apply_suppressions(
             continue
         override = settings.severity_overrides.get(diagnostic.rule)
         if override is not None and override != diagnostic.severity:
-            from dataclasses import replace
+            from dractl.records import replace
 
             diagnostic = replace(diagnostic, severity=override)
         remaining.append(diagnostic)

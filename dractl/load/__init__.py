@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from dractl.diagnostics import Diagnostic
 from dractl.load.documents import Document, SourceFile
 from dractl.load.objects import KubeObject, objects_of_file
 from dractl.load.parse import Limits, parse_source
 from dractl.load.sources import expand_paths, read_source
+from dractl.records import Record
 
 __all__ = [
     "Document",
@@ -22,12 +22,20 @@ __all__ = [
 ]
 
 
-@dataclass
-class LoadResult:
-    files: list[SourceFile] = field(default_factory=list)
-    objects: list[KubeObject] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)  # one-line messages; exit code 2
+class LoadResult(Record):
+    __slots__ = ("diagnostics", "files", "objects", "unreadable")
+
+    def __init__(
+        self,
+        files: list[SourceFile] | None = None,
+        objects: list[KubeObject] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        unreadable: list[str] | None = None,
+    ) -> None:
+        self.files = [] if files is None else files
+        self.objects = [] if objects is None else objects
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.unreadable = [] if unreadable is None else unreadable  # one-line messages; exit code 2
 
     @property
     def failed(self) -> bool:

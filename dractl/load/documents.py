@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from dractl.diagnostics import Position
@@ -18,38 +17,61 @@ from dractl.diagnostics import Position
 _MARKER_RE = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|\r?$)")
 
 
-@dataclass(eq=False)
 class SourceFile:
     """One input: a file, or stdin (``path`` is ``<stdin>``)."""
 
-    path: str
-    text: str
-    format: str  # "yaml" | "json"
-    documents: list[Document] = field(default_factory=list)
-    template: bool = False  # a Helm / Go template: not parsed
-    # False for YAML or JSON that holds no Kubernetes object (a workflow, Helm values, a
-    # tsconfig.json): such files are skipped without a diagnostic, so a repository's other
-    # configuration files pass.
-    kubernetes: bool = True
-    real_path: str | None = None  # the file system path, None for stdin
+    __slots__ = ("documents", "format", "kubernetes", "path", "real_path", "template", "text")
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        format: str,
+        documents: list[Document] | None = None,
+        template: bool = False,
+        kubernetes: bool = True,
+        real_path: str | None = None,
+    ) -> None:
+        self.path = path
+        self.text = text
+        self.format = format  # "yaml" | "json"
+        self.documents = [] if documents is None else documents
+        self.template = template  # a Helm / Go template: not parsed
+        # False for YAML or JSON that holds no Kubernetes object (a workflow, Helm values, a
+        # tsconfig.json): such files are skipped without a diagnostic, so a repository's other
+        # configuration files pass.
+        self.kubernetes = kubernetes
+        self.real_path = real_path  # the file system path, None for stdin
 
     @property
     def newline(self) -> str:
         return "\r\n" if "\r\n" in self.text[:4096] else "\n"
 
 
-@dataclass(eq=False)
 class Document:
     """One YAML document (or a whole JSON file) of a source file."""
 
-    file: SourceFile
-    index: int
-    text: str
-    start_line: int  # 0-based line of ``text``'s first line in the file
-    raw: Any = None  # ruamel round-trip tree; None for an empty or unparsable document
-    error: str | None = None
-    error_position: Position | None = None
-    yaml11: dict[tuple[int, int], str] = field(default_factory=dict)  # 1-based (line, col) -> text
+    __slots__ = ("error", "error_position", "file", "index", "raw", "start_line", "text", "yaml11")
+
+    def __init__(
+        self,
+        file: SourceFile,
+        index: int,
+        text: str,
+        start_line: int,
+        raw: Any = None,
+        error: str | None = None,
+        error_position: Position | None = None,
+        yaml11: dict[tuple[int, int], str] | None = None,
+    ) -> None:
+        self.file = file
+        self.index = index
+        self.text = text
+        self.start_line = start_line  # 0-based line of ``text``'s first line in the file
+        self.raw = raw  # ruamel round-trip tree; None for an empty or unparsable document
+        self.error = error
+        self.error_position = error_position
+        self.yaml11 = {} if yaml11 is None else yaml11  # 1-based (line, col) -> text
 
     @property
     def empty(self) -> bool:

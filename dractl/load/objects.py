@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from dractl.diagnostics import Diagnostic, Position, Severity
@@ -14,15 +13,24 @@ from dractl.load.documents import Document, SourceFile
 _OBJECT_KEY_RE = re.compile(r"\b(?:apiVersion|kind|metadata)\b")
 
 
-@dataclass(eq=False)
 class KubeObject:
     """One object of a document; ``base`` is its path inside ``document.raw`` (List items)."""
 
-    document: Document
-    base: tuple[Any, ...]
-    raw: Any
-    api_version: str
-    kind: str
+    __slots__ = ("api_version", "base", "document", "kind", "raw")
+
+    def __init__(
+        self,
+        document: Document,
+        base: tuple[Any, ...],
+        raw: Any,
+        api_version: str,
+        kind: str,
+    ) -> None:
+        self.document = document
+        self.base = base
+        self.raw = raw
+        self.api_version = api_version
+        self.kind = kind
 
     @property
     def group(self) -> str:

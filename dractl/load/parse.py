@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Diagnostic, Position, Severity
 from dractl.load.documents import Document, SourceFile, has_content, split_documents
 from dractl.load.objects import looks_like_object, may_hold_objects
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from ruamel.yaml.error import MarkedYAMLError
@@ -19,16 +19,25 @@ _TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
 _BRACKET_RE = re.compile(r"[\[\]{}]")
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Record):
     """Input limits; inputs beyond them are rejected with a diagnostic, never loaded."""
 
-    # A kubectl dump of a large cluster (`get ... -A -o json` of 15,000 Nodes with their status
-    # and managedFields) is a few hundred MB and one document of some ten million nodes.
-    max_file_bytes: int = 1024 * 1024 * 1024
-    max_depth: int = 100
-    max_nodes: int = 50_000_000  # per document, with aliases expanded
-    max_alias_expansion: int = 100_000  # nodes that aliases may add beyond the written ones
+    __slots__ = ("max_alias_expansion", "max_depth", "max_file_bytes", "max_nodes")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        max_file_bytes: int = 1024 * 1024 * 1024,
+        max_depth: int = 100,
+        max_nodes: int = 50_000_000,
+        max_alias_expansion: int = 100_000,
+    ) -> None:
+        # A kubectl dump of a large cluster (`get ... -A -o json` of 15,000 Nodes with their status
+        # and managedFields) is a few hundred MB and one document of some ten million nodes.
+        self.max_file_bytes = max_file_bytes
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes  # per document, with aliases expanded
+        self.max_alias_expansion = max_alias_expansion  # nodes that aliases may add beyond the written ones
 
 
 def is_template(text: str) -> bool:

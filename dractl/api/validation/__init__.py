@@ -11,11 +11,11 @@ fields, wrong types) is checked elsewhere, and values of the wrong type are skip
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from dractl.api.paths import Key, Path
 from dractl.api.releases import Features
+from dractl.records import Record
 
 from .access import items, mapping, string
 from .claim import claim_spec
@@ -30,16 +30,21 @@ KINDS = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice
 ADMIN_ACCESS_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"
 
 
-@dataclass(frozen=True)
-class CreateCheck:
+class CreateCheck(Record):
     """The outcome of creating one object."""
 
-    errors: list[FieldError] = field(default_factory=list)
-    """What the apiserver rejects the object for."""
-    warnings: list[FieldError] = field(default_factory=list)
-    """What the apiserver accepts but warns about, or rejects only in some clusters."""
-    dropped: list[DroppedField] = field(default_factory=list)
-    """Fields silently dropped because their feature gate is off."""
+    __slots__ = ("dropped", "errors", "warnings")
+
+    def __init__(
+        self,
+        errors: list[FieldError] | None = None,
+        warnings: list[FieldError] | None = None,
+        dropped: list[DroppedField] | None = None,
+    ) -> None:
+        self.errors = [] if errors is None else errors  # what the apiserver rejects the object for
+        # what the apiserver accepts but warns about, or rejects only in some clusters
+        self.warnings = [] if warnings is None else warnings
+        self.dropped = [] if dropped is None else dropped  # fields dropped: their gate is off
 
 
 def check_create(kind: str, data: dict[str, Any], features: Features) -> CreateCheck:

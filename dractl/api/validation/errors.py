@@ -11,10 +11,10 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dractl.api.paths import Path, format_path
+from dractl.records import Record
 
 
 class ErrorType(enum.StrEnum):
@@ -71,8 +71,7 @@ _VALUELESS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class FieldError:
+class FieldError(Record):
     """One error of the apiserver's ErrorList.
 
     ``path`` is the field path as upstream builds it (v1 shape; map keys truncated like upstream
@@ -80,12 +79,24 @@ class FieldError:
     (an invalid map key is reported at the map but lives at the key).
     """
 
-    path: Path
-    type: ErrorType
-    topic: Topic
-    detail: str = ""
-    value: Any = OMITTED
-    locate: Path | None = None
+    __slots__ = ("detail", "locate", "path", "topic", "type", "value")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        path: Path,
+        type: ErrorType,
+        topic: Topic,
+        detail: str = "",
+        value: Any = OMITTED,
+        locate: Path | None = None,
+    ) -> None:
+        self.path = path
+        self.type = type
+        self.topic = topic
+        self.detail = detail
+        self.value = value
+        self.locate = locate
 
     @property
     def field(self) -> str:

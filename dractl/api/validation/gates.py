@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from dractl.api.paths import Key, Path
 from dractl.api.releases import Features, first_default_on
+from dractl.records import Record
 
 from .limits import limits_for
 
 
-@dataclass(frozen=True, slots=True)
-class DroppedField:
+class DroppedField(Record):
     """A field that was set but is dropped on create because ``gate`` is off."""
 
-    path: Path
-    gate: str
+    __slots__ = ("gate", "path")
+    __hash__ = Record.value_hash
+
+    def __init__(self, path: Path, gate: str) -> None:
+        self.path = path
+        self.gate = gate
 
     @property
     def default_on_in(self) -> str | None:

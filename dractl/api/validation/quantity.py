@@ -10,8 +10,9 @@ from __future__ import annotations
 import decimal
 import enum
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from dractl.records import Record
 
 _CTX = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_EVEN, Emax=10**6, Emin=-(10**6))
 _NANO = decimal.Decimal("1e-9")
@@ -37,10 +38,13 @@ class QuantityError(ValueError):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class Quantity:
-    value: decimal.Decimal  # exact, rounded up to nano precision as upstream parses
-    format: Format
+class Quantity(Record):
+    __slots__ = ("format", "value")
+    __hash__ = Record.value_hash
+
+    def __init__(self, value: decimal.Decimal, format: Format) -> None:
+        self.value = value  # exact, rounded up to nano precision as upstream parses
+        self.format = format
 
     def cmp(self, other: Quantity) -> int:
         return (self.value > other.value) - (self.value < other.value)

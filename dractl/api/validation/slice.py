@@ -7,11 +7,11 @@ counter sets or devices) are both modelled; :class:`~.limits.Limits` says which 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from dractl.api.paths import Key, Path
 from dractl.api.releases import Features
+from dractl.records import replace
 
 from .access import WRONG, boolean, integer, items, mapping, string
 from .common import (

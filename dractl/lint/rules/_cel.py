@@ -9,7 +9,6 @@ compiles each distinct expression once per environment and process.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.paths import format_path
@@ -17,6 +16,7 @@ from dractl.api.validation.gates import drop_disabled_fields
 from dractl.api.validation.limits import limits_for
 from dractl.api.versions import REQUEST_LISTS
 from dractl.diagnostics import Position
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.api.model import ApiObject
@@ -29,32 +29,51 @@ SELECTOR_KINDS = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
 MAX_COST = 1_000_000
 
 
-@dataclass(frozen=True)
-class Selector:
+class Selector(Record):
     """One ``cel.expression`` of a DeviceClass or of a (sub)request."""
 
-    obj: ApiObject
-    path: tuple[Any, ...]  # v1 path of the expression string
-    expression: str
-    #: The request's ``deviceClassName`` (None for a DeviceClass's own selectors).
-    device_class: str | None
-    #: The expressions evaluated before this one on the same device (earlier selectors).
-    earlier: tuple[str, ...]
+    __slots__ = ("device_class", "earlier", "expression", "obj", "path")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        obj: ApiObject,
+        path: tuple[Any, ...],
+        expression: str,
+        device_class: str | None,
+        earlier: tuple[str, ...],
+    ) -> None:
+        self.obj = obj
+        self.path = path  # v1 path of the expression string
+        self.expression = expression
+        #: The request's ``deviceClassName`` (None for a DeviceClass's own selectors).
+        self.device_class = device_class
+        #: The expressions evaluated before this one on the same device (earlier selectors).
+        self.earlier = earlier
 
     @property
     def field(self) -> str:
         return format_path(self.path)
 
 
-@dataclass
-class Checked:
+class Checked(Record):
     """A selector and what compiling it gave: ``compiled`` or ``error``, or ``too_long``."""
 
-    selector: Selector
-    compiled: CompiledSelector | None = None
-    error: CelCompileError | None = None
-    too_long: int | None = None  # the limit exceeded
-    engine_missing: str | None = None
+    __slots__ = ("compiled", "engine_missing", "error", "selector", "too_long")
+
+    def __init__(
+        self,
+        selector: Selector,
+        compiled: CompiledSelector | None = None,
+        error: CelCompileError | None = None,
+        too_long: int | None = None,
+        engine_missing: str | None = None,
+    ) -> None:
+        self.selector = selector
+        self.compiled = compiled
+        self.error = error
+        self.too_long = too_long  # the limit exceeded
+        self.engine_missing = engine_missing
 
 
 def _selector_lists(kind: str, data: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Any, str | None]]:

@@ -3,28 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from dractl.api.model import ApiObject
 from dractl.api.versions import REQUEST_LISTS
+from dractl.records import Record
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Record):
     """One request's ``exactly`` part, or one of its ``firstAvailable`` subrequests.
 
     ``path`` is the v1 path of the dict holding ``deviceClassName``, ``selectors``, ``count``...
     (``requests[i].exactly`` or ``requests[i].firstAvailable[j]``).
     """
 
-    obj: ApiObject
-    index: int
-    name: str | None  # the request's name
-    sub_index: int | None
-    sub_name: str | None
-    path: tuple[Any, ...]
-    data: dict[str, Any]
+    __slots__ = ("data", "index", "name", "obj", "path", "sub_index", "sub_name")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        obj: ApiObject,
+        index: int,
+        name: str | None,
+        sub_index: int | None,
+        sub_name: str | None,
+        path: tuple[Any, ...],
+        data: dict[str, Any],
+    ) -> None:
+        self.obj = obj
+        self.index = index
+        self.name = name  # the request's name
+        self.sub_index = sub_index
+        self.sub_name = sub_name
+        self.path = path
+        self.data = data
 
     @property
     def label(self) -> str:

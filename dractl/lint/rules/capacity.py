@@ -21,7 +21,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from dractl.lint.registry import rule
 from dractl.lint.rules._claims import Request, iter_requests, requests_path
 from dractl.lint.rules._common import folder
 from dractl.lint.rules.slices import current_pools
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.allocator.inputs import AllocationUnit
@@ -63,13 +63,20 @@ def in_scope(ctx: LintContext, obj: ApiObject, scope: PurePath) -> bool:
     return ctx.workspace.is_context(obj) or scope.is_relative_to(folder(obj))
 
 
-@dataclass
-class Reach:
+class Reach(Record):
     """How many devices of each driver the busiest node could see (an upper bound)."""
 
-    per_driver: dict[str, tuple[int, str]]  # driver -> (devices, on which node)
-    total: tuple[int, str]
-    multi_allocatable: set[str]  # drivers with devices that can be allocated more than once
+    __slots__ = ("multi_allocatable", "per_driver", "total")
+
+    def __init__(
+        self,
+        per_driver: dict[str, tuple[int, str]],
+        total: tuple[int, str],
+        multi_allocatable: set[str],
+    ) -> None:
+        self.per_driver = per_driver  # driver -> (devices, on which node)
+        self.total = total
+        self.multi_allocatable = multi_allocatable  # drivers with devices that can be allocated more than once
 
 
 def reach(ctx: LintContext, scope: PurePath) -> Reach:

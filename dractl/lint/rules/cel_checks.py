@@ -9,7 +9,6 @@ order, stopping at the first that is false).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Severity
@@ -25,6 +24,7 @@ from dractl.lint.rules._cel import (
     inside_expression,
     selectors_of,
 )
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.api.model import ApiObject
@@ -47,16 +47,27 @@ _OUTER = {"device.attributes": "attributes", "device.capacity": "capacity"}
 # -- the syntax tree: lookups of attributes and capacities --------------------------------------
 
 
-@dataclass(frozen=True)
-class Lookup:
+class Lookup(Record):
     """``device.attributes["domain"].name`` (or ``["name"]``, or through ``cel.bind``)."""
 
-    map: str  # "attributes" | "capacity"
-    domain: str | None  # None: the device's own driver (``device.attributes[device.driver]``)
-    name: str
-    offset: int  # where the name is in the expression
-    guarded: bool
-    node: Expr
+    __slots__ = ("domain", "guarded", "map", "name", "node", "offset")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        map: str,
+        domain: str | None,
+        name: str,
+        offset: int,
+        guarded: bool,
+        node: Expr,
+    ) -> None:
+        self.map = map  # "attributes" | "capacity"
+        self.domain = domain  # None: the device's own driver (``device.attributes[device.driver]``)
+        self.name = name
+        self.offset = offset  # where the name is in the expression
+        self.guarded = guarded
+        self.node = node
 
 
 def _is_device_driver(node: Expr) -> bool:

@@ -15,7 +15,6 @@ clusters that reuse pool names (`node-1`); they are not one pool.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
@@ -31,14 +30,17 @@ from dractl.lint.rules._common import (
     mention,
     related_folders,
 )
+from dractl.records import Record
 
 
-@dataclass
-class Pool:
-    driver: str
-    name: str
-    generation: int
-    slices: list[ApiObject]  # of the newest generation, in input order
+class Pool(Record):
+    __slots__ = ("driver", "generation", "name", "slices")
+
+    def __init__(self, driver: str, name: str, generation: int, slices: list[ApiObject]) -> None:
+        self.driver = driver
+        self.name = name
+        self.generation = generation
+        self.slices = slices  # of the newest generation, in input order
 
     @property
     def id(self) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dractl.api.model import ApiObject, plain
@@ -24,6 +23,7 @@ from dractl.api.workspace import POD_SPEC_PATHS
 from dractl.diagnostics import Position, Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
+from dractl.records import Record
 
 _OCTAL_RE = re.compile(r"^[-+]?0[0-7_]+$")
 _BOOL_WORD_RE = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$")
@@ -101,14 +101,17 @@ def _is_file_mode(path: Sequence[Any]) -> bool:
     return isinstance(last, str) and (last == "mode" or last.endswith("Mode"))
 
 
-@dataclass(frozen=True)
-class Scalar:
+class Scalar(Record):
     """An unquoted scalar that kubectl reads the YAML 1.1 way."""
 
-    path: tuple[Any, ...]  # inside the object as written
-    text: str
-    value: Any  # what kubectl sends
-    position: Position
+    __slots__ = ("path", "position", "text", "value")
+    __hash__ = Record.value_hash
+
+    def __init__(self, path: tuple[Any, ...], text: str, value: Any, position: Position) -> None:
+        self.path = path  # inside the object as written
+        self.text = text
+        self.value = value  # what kubectl sends
+        self.position = position
 
     @property
     def is_bool(self) -> bool:
