@@ -91,15 +91,13 @@ def quantity_error(text: str) -> str | None:
     return None
 
 
-_RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$"
-)
+_RFC3339 = r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$"
 
 
 @lru_cache(maxsize=65536)
 def time_ok(text: str) -> bool:
     """Whether Go's ``time.Parse(time.RFC3339, text)`` (metav1.Time's decoder) accepts ``text``."""
-    match = _RFC3339.match(text)
+    match = re.match(_RFC3339, text)
     if match is None:
         return False
     year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
@@ -431,14 +429,14 @@ def _wrong_type(
     )
 
 
-_DIGITS_RE = re.compile(r"[-+]?[0-9]+")
+_DIGITS_RE = r"[-+]?[0-9]+"
 HINT_SCALAR_LENGTH = 40  # a hint quotes the scalar; the code frame already shows all of it
 
 
 def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -> str | None:
     # A whole number out of range; or digits too many for a float, which go-yaml reads as a string
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    digits = isinstance(value, str) and len(value) > 19 and _DIGITS_RE.fullmatch(value) is not None
+    digits = isinstance(value, str) and len(value) > 19 and re.fullmatch(_DIGITS_RE, value) is not None
     if target in INTEGER_RANGES and (whole or digits) and not isinstance(value, bool):
         low, high = INTEGER_RANGES[target]
         return f"expected a whole number from {low} to {high} (the field is {target})"

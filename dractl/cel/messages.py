@@ -7,25 +7,26 @@ import zoneinfo
 
 from dractl.cel.errors import CelError
 
-_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
-_STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]$")
-_ISSUE_HEAD = re.compile(r"^ERROR: <input>:(\d+):(\d+): (.*)$")
-_KEY_NOT_FOUND = re.compile(r'''^Key not found in map ?: ?(?:"(.*)"|'(.*)'|(.*))$''', re.S)
-_NO_MATCHING_OVERLOAD = re.compile(r"^No matching overloads? found ?: ?(.*)$")
-_INDEX_ERROR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
+# Patterns as text, compiled on first use by re's cache: only runs with CEL errors need them.
+_STATUS_PREFIX = r"^[A-Z_]+: "
+_STATUS_SUFFIX = r"\s*\[[A-Z_]+\]$"
+_ISSUE_HEAD = r"^ERROR: <input>:(\d+):(\d+): (.*)$"
+_KEY_NOT_FOUND = r'''(?s)^Key not found in map ?: ?(?:"(.*)"|'(.*)'|(.*))$'''
+_NO_MATCHING_OVERLOAD = r"^No matching overloads? found ?: ?(.*)$"
+_INDEX_ERROR = r"^Index error: index=(-?\d+) size=(\d+)$"
 _CASCADE = "'*error*'"
-_UNDEFINED_FIELD = re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$")
-_UNDECLARED_QUALIFIED = re.compile(r"^undeclared reference to '([^'.]+)((?:\.[^'.]+)+)'(.*)$")
+_UNDEFINED_FIELD = r"^undefined field '([^']*)' not found in struct '[^']*'$"
+_UNDECLARED_QUALIFIED = r"^undeclared reference to '([^'.]+)((?:\.[^'.]+)+)'(.*)$"
 
 
 def strip_status(message: str) -> str:
     """``INVALID_ARGUMENT: text [INVALID_ARGUMENT]`` → ``text`` (absl status decoration)."""
-    message = _STATUS_SUFFIX.sub("", message.strip())
-    return _STATUS_PREFIX.sub("", message, count=1)
+    message = re.sub(_STATUS_SUFFIX, "", message.strip())
+    return re.sub(_STATUS_PREFIX, "", message, count=1)
 
 
 def _upstream_issue_message(message: str) -> str:
-    field = _UNDEFINED_FIELD.match(message)
+    field = re.match(_UNDEFINED_FIELD, message)
     if field:
         return f"undefined field '{field.group(1)}'"
     return message
@@ -35,7 +36,7 @@ def _upstream_undeclared(err: CelError, expression: str) -> CelError:
     """cel-go's checker, failing to resolve ``a.b.c`` as one name, checks the operands and
     reports the innermost identifier at its own position (``undeclared reference to 'a'``);
     cel-cpp names the whole dotted name at the last ``.``."""
-    match = _UNDECLARED_QUALIFIED.match(err.message)
+    match = re.match(_UNDECLARED_QUALIFIED, err.message)
     lines = expression.split("\n")
     if not match or not 1 <= err.line <= len(lines):
         return err
@@ -51,7 +52,7 @@ def _upstream_undeclared(err: CelError, expression: str) -> CelError:
     return CelError(f"undeclared reference to '{first}'{tail}", err.line, start + 1)
 
 
-_NO_OVERLOAD_APPLIED = re.compile(r"^found no matching overload for '([^'.]+)' applied to '\((.*)\)'$")
+_NO_OVERLOAD_APPLIED = r"^found no matching overload for '([^'.]+)' applied to '\((.*)\)'$"
 
 
 def _split_types(text: str) -> list[str]:
@@ -74,7 +75,7 @@ def _split_types(text: str) -> list[str]:
 
 def _upstream_no_overload(err: CelError, expression: str) -> CelError:
     """cel-go writes the argument types of a member call as ``target.(args)``; cel-cpp as one list."""
-    match = _NO_OVERLOAD_APPLIED.match(err.message)
+    match = re.match(_NO_OVERLOAD_APPLIED, err.message)
     lines = expression.split("\n")
     if not match or not 1 <= err.line <= len(lines):
         return err
@@ -97,7 +98,7 @@ def parse_issues(text: str, expression: str | None = None) -> list[tuple[CelErro
     issues: list[tuple[CelError, list[str]]] = []
     redrawn = False  # the last issue's snippet is drawn here, not taken from the report
     for line in strip_status(text).split("\n"):
-        head = _ISSUE_HEAD.match(line)
+        head = re.match(_ISSUE_HEAD, line)
         if head:
             message = _upstream_issue_message(head.group(3))
             err = CelError(message, int(head.group(1)), int(head.group(2)))
@@ -141,7 +142,7 @@ def snippet_for(expression: str, line: int, column: int) -> list[str]:
     return [f" | {source}", " | " + "." * (column - 1) + "^"]
 
 
-_CPP_CALL = re.compile(r"^(?:\((?P<target>[^()]*)\)\.)?(?P<name>[^(]+)\((?P<args>.*)\)$")
+_CPP_CALL = r"^(?:\((?P<target>[^()]*)\)\.)?(?P<name>[^(]+)\((?P<args>.*)\)$"
 _ORDERING_OPERATORS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 # Conversions whose runtime dispatch names the argument type; a bytes value reaching one at run
 # time is a library value (a version attribute: quantities and network values are typed).
@@ -163,7 +164,7 @@ def _no_such_overload(call: str) -> str:
     library's trait-based functions name only themselves (``size``; an ordering whose left
     operand is a library value), conversions and extension functions name the argument types,
     others say nothing more."""
-    match = _CPP_CALL.match(call.strip())
+    match = re.match(_CPP_CALL, call.strip())
     if not match:
         return "no such overload"
     name = match.group("name")
@@ -183,8 +184,8 @@ def _no_such_overload(call: str) -> str:
 
 
 # cel-cpp's conversion and overflow texts → cel-go's.
-_CONVERSION_FAILED = re.compile(r"^cannot convert string to (int|uint|double)$")
-_TYPE_CONVERSION = re.compile(r"^Type conversion error from '([^']*)' to '([^']*)'$")
+_CONVERSION_FAILED = r"^cannot convert string to (int|uint|double)$"
+_TYPE_CONVERSION = r"^Type conversion error from '([^']*)' to '([^']*)'$"
 _FIXED_MESSAGES = {
     "String to Duration conversion failed": "type conversion error from 'string' to 'google.protobuf.Duration'",
     "String to Timestamp conversion failed": "type conversion error from 'string' to 'google.protobuf.Timestamp'",
@@ -197,24 +198,24 @@ _FIXED_MESSAGES = {
 }
 # String formatting (cel-go ext/formatting.go, the strings extension of version 2).
 _FORMAT_CLAUSES = (
-    (re.compile(r"^decimal clause can only be used on numbers, was given (.*)$"),
+    (r"^decimal clause can only be used on numbers, was given (.*)$",
      "decimal clause can only be used on integers, was given {}"),
-    (re.compile(r"^octal clause can only be used on integers, was given (.*)$"),
+    (r"^octal clause can only be used on integers, was given (.*)$",
      "octal clause can only be used on integers, was given {}"),
-    (re.compile(r"^hex clause can only be used on integers, byte buffers, and strings, was given (.*)$"),
+    (r"^hex clause can only be used on integers, byte buffers, and strings, was given (.*)$",
      "only integers, byte buffers, and strings can be formatted as hex, was given {}"),
-    (re.compile(r"^binary clause can only be used on integers and bools, was given (.*)$"),
+    (r"^binary clause can only be used on integers and bools, was given (.*)$",
      "only integers and bools can be formatted as binary, was given {}"),
 )
 #: cel-cpp's texts for a %f or %e clause given a value that is not a double; which clause it was
 #: the message does not say (see ``float_clause_message``).
-_FLOAT_CLAUSE = re.compile(r'^(?:expected a double but got an? (.*)|only "NaN", "Infinity", and "-Infinity" are '
-                           r"supported for conversion to double: .*)$", re.S)
+_FLOAT_CLAUSE = (r'(?s)^(?:expected a double but got an? (.*)|only "NaN", "Infinity", and "-Infinity" are '
+                 r"supported for conversion to double: .*)$")
 
 
 def float_clause_message(message: str, clause: str) -> str | None:
     """cel-go's text for cel-cpp's ``message`` about a %f (``clause`` "f") or %e ("e") clause."""
-    match = _FLOAT_CLAUSE.match(message)
+    match = re.match(_FLOAT_CLAUSE, message)
     if not match:
         return None
     given = match.group(1) or "string"
@@ -225,26 +226,26 @@ def float_clause_message(message: str, clause: str) -> str | None:
 def runtime_message(message: str) -> str:
     """cel-cpp runtime error → cel-go's wording where the two differ."""
     message = strip_status(message)
-    key = _KEY_NOT_FOUND.match(message)
+    key = re.match(_KEY_NOT_FOUND, message)
     if key:
         return f"no such key: {next(part for part in key.groups() if part is not None)}"
-    no_overload = _NO_MATCHING_OVERLOAD.match(message)
+    no_overload = re.match(_NO_MATCHING_OVERLOAD, message)
     if no_overload:
         return _no_such_overload(no_overload.group(1))
     fixed = _FIXED_MESSAGES.get(message)
     if fixed is not None:
         return fixed
-    index = _INDEX_ERROR.match(message)
+    index = re.match(_INDEX_ERROR, message)
     if index:
         return f"index '{index.group(1)}' out of range in list size '{index.group(2)}'"
-    conversion = _CONVERSION_FAILED.match(message)
+    conversion = re.match(_CONVERSION_FAILED, message)
     if conversion:
         return f"type conversion error from 'string' to '{conversion.group(1)}'"
-    conversion = _TYPE_CONVERSION.match(message)
+    conversion = re.match(_TYPE_CONVERSION, message)
     if conversion:
         return f"type conversion error from '{conversion.group(1)}' to '{conversion.group(2)}'"
     for pattern, text in _FORMAT_CLAUSES:
-        clause = pattern.match(message)
+        clause = re.match(pattern, message)
         if clause:
             return "error during formatting: " + text.format(clause.group(1))
     return message
@@ -264,9 +265,9 @@ def time_zone_message(zone: str) -> str | None:
         return None
     hours, _, minutes = zone.partition(":")
     for part in (hours, minutes):
-        if not _GO_ATOI.match(part):
+        if not re.match(_GO_ATOI, part):
             return f'strconv.Atoi: parsing "{part}": invalid syntax'
     return None
 
 
-_GO_ATOI = re.compile(r"^[+-]?[0-9]+$")
+_GO_ATOI = r"^[+-]?[0-9]+$"

@@ -16,13 +16,13 @@ from collections.abc import Callable
 
 from dractl.cel.urls import request_uri_error
 
-_UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
-_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_UUID = r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"
+_DATETIME = r"^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$"
+_DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 
 def _valid_date(text: str) -> bool:
-    if not _DATE.match(text):
+    if not re.match(_DATE, text):
         return False
     try:
         datetime.date.fromisoformat(text)
@@ -32,7 +32,7 @@ def _valid_date(text: str) -> bool:
 
 
 def _valid_datetime(text: str) -> bool:
-    match = _DATETIME.match(text)
+    match = re.match(_DATETIME, text)
     if not match or not _valid_date(match.group(1)):
         return False
     hour, minute, second = (int(match.group(i)) for i in (2, 3, 4))
@@ -84,7 +84,7 @@ FORMATS: dict[str, Callable[[str], list[str]]] = {
     "dns1035LabelPrefix": _apimachinery("name_is_dns1035_label", True),
     "labelValue": _apimachinery("is_valid_label_value"),
     "uri": _uri,
-    "uuid": _message_if(lambda text: bool(_UUID.match(text)), "does not match the UUID format"),
+    "uuid": _message_if(lambda text: bool(re.match(_UUID, text)), "does not match the UUID format"),
     "byte": _message_if(_valid_base64, "invalid base64"),
     "date": _message_if(_valid_date, "invalid date"),
     "datetime": _message_if(_valid_datetime, "invalid datetime"),

@@ -10,7 +10,7 @@ import ipaddress
 import json
 import re
 
-_IPV4_FIELD = re.compile(r"[0-9]+")
+_IPV4_FIELD = r"[0-9]+"
 
 
 class NetworkError(ValueError):
@@ -29,7 +29,7 @@ def _netip_error(raw: str) -> str:
     if ":" not in raw and "." in raw:
         fields = raw.split(".")
         for field in fields:
-            if field == "" or not _IPV4_FIELD.fullmatch(field):
+            if field == "" or not re.fullmatch(_IPV4_FIELD, field):
                 break
             if int(field) > 255:
                 return f"ParseAddr({go_quote(raw)}): IPv4 field has value >255"

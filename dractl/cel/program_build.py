@@ -88,9 +88,10 @@ def _go_type(value: Any) -> str:
 
 # -- Go's strconv ---------------------------------------------------------------------------------
 
-_DECIMAL_FLOAT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_HEX_FLOAT = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+(\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
-_UNDERSCORE = re.compile(r"(?<![0-9a-fA-FxX])_|_(?![0-9a-fA-F])")
+# Patterns as text, compiled on first use by re's cache: few selectors have such literals.
+_DECIMAL_FLOAT = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_HEX_FLOAT = r"[+-]?0[xX]([0-9a-fA-F]+(\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
+_UNDERSCORE = r"(?<![0-9a-fA-FxX])_|_(?![0-9a-fA-F])"
 
 
 def go_parse_float(text: str) -> float | None:
@@ -104,12 +105,12 @@ def go_parse_float(text: str) -> float | None:
     if lowered == "nan":
         return math.nan
     if "_" in text:  # only between digits (or after a base prefix)
-        if _UNDERSCORE.search(text):
+        if re.search(_UNDERSCORE, text):
             return None
         text = text.replace("_", "")
-    if _DECIMAL_FLOAT.fullmatch(text):
+    if re.fullmatch(_DECIMAL_FLOAT, text):
         value = float(text)
-    elif _HEX_FLOAT.fullmatch(text):
+    elif re.fullmatch(_HEX_FLOAT, text):
         try:
             value = float.fromhex(text)
         except OverflowError:
@@ -144,8 +145,8 @@ def go_format_g(value: float) -> str:
 
 _GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
              "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
-_DECIMAL_INT = re.compile(r"[+-]?[0-9]+")
-_DECIMAL_UINT = re.compile(r"[0-9]+")
+_DECIMAL_INT = r"[+-]?[0-9]+"
+_DECIMAL_UINT = r"[0-9]+"
 
 
 def _conversion_error(source: str, target: str) -> str:
@@ -172,7 +173,7 @@ def _convert(function: str, value: Any) -> Any:
                 return (_INT_OVERFLOW,)
             return int(value)
         if kind == "string":
-            if _DECIMAL_INT.fullmatch(value) and _INT64_MIN <= int(value) <= _INT64_MAX:
+            if re.fullmatch(_DECIMAL_INT, value) and _INT64_MIN <= int(value) <= _INT64_MAX:
                 return int(value)
             return (_conversion_error("string", "int"),)
     elif function == "uint":
@@ -185,7 +186,7 @@ def _convert(function: str, value: Any) -> Any:
                 return (_UINT_OVERFLOW,)
             return _Uint(int(value))
         if kind == "string":
-            if _DECIMAL_UINT.fullmatch(value) and int(value) <= _UINT64_MAX:
+            if re.fullmatch(_DECIMAL_UINT, value) and int(value) <= _UINT64_MAX:
                 return _Uint(int(value))
             return (_conversion_error("string", "uint"),)
     elif function == "double":

@@ -33,8 +33,9 @@ LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
                             "sort", "sortBy", "first", "last"}),
 }
 
-_UNDECLARED = re.compile(r"^undeclared reference to '([^']+)'")
-_NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
+# Patterns as text, compiled on first use by re's cache: only compile errors need them.
+_UNDECLARED = r"^undeclared reference to '([^']+)'"
+_NO_OVERLOAD = r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$"
 # CrossTypeNumericComparisons adds ordering across int, uint and double; equality of an int and a
 # double stays a type error in cel-go's checker.
 _ORDERINGS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
@@ -51,12 +52,12 @@ def _library_of(name: str, environment: Environment, implemented: frozenset[str]
 def _unsupported_use(error: CelError, environment: Environment,
                      implemented: frozenset[str]) -> tuple[str, str] | None:
     """(what is used, which library) when ``error`` comes from a missing library function."""
-    undeclared = _UNDECLARED.match(error.message)
+    undeclared = re.match(_UNDECLARED, error.message)
     if undeclared:
         name = undeclared.group(1)
         library = _library_of(name, environment, implemented)
         return (name, library) if library else None
-    overload = _NO_OVERLOAD.match(error.message)
+    overload = re.match(_NO_OVERLOAD, error.message)
     if not overload:
         return None
     name, arguments = overload.group(1), overload.group(2)

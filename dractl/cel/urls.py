@@ -12,12 +12,13 @@ from urllib.parse import quote, unquote
 from dractl.cel.network import go_quote
 from dractl.records import Record
 
-_PORT = re.compile(r"(:[0-9]*)?\Z")
+# Patterns as text, compiled on first use by re's cache: few selectors parse URLs.
+_PORT = r"(:[0-9]*)?\Z"
 # ASCII Go's shouldEscape(c, encodeHost) refuses in a host; every character from U+0080 up is
 # allowed. The look-ahead keeps the class to ASCII: a class ranging up to U+10FFFF costs the
 # regex compiler milliseconds, paid on every start.
-_HOST_INVALID = re.compile(r"(?=[\x00-\x7f])[^A-Za-z0-9\-._~!$&'()*+,;=:\[\]<>\"%]")
-_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
+_HOST_INVALID = r"(?=[\x00-\x7f])[^A-Za-z0-9\-._~!$&'()*+,;=:\[\]<>\"%]"
+_PERCENT = r"%(?![0-9a-fA-F]{2})"
 # Go's shouldEscape(c, encodePath) leaves these unescaped besides letters and digits.
 _PATH_SAFE = "-_.~$&+,/:;=@!*'()"
 
@@ -79,14 +80,14 @@ class URL(Record):
 
 def _valid_encoded(raw_path: str) -> bool:
     """Go's ``validEncoded(s, encodePath)``: every character may stand unescaped in a path."""
-    return not _PERCENT.search(raw_path) and all(
+    return not re.search(_PERCENT, raw_path) and all(
         char.isascii() and (char.isalnum() or char in _PATH_SAFE + "[]%") for char in raw_path)
 
 
 def _split_host_port(host_port: str) -> tuple[str, str]:
     host, port = host_port, ""
     colon = host.rfind(":")
-    if colon != -1 and _PORT.fullmatch(host[colon:]):
+    if colon != -1 and re.fullmatch(_PORT, host[colon:]):
         host, port = host[:colon], host[colon + 1:]
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
@@ -94,8 +95,8 @@ def _split_host_port(host_port: str) -> tuple[str, str]:
 
 
 def _unescape(text: str) -> str:
-    if _PERCENT.search(text):
-        bad = _PERCENT.search(text)
+    if re.search(_PERCENT, text):
+        bad = re.search(_PERCENT, text)
         assert bad is not None
         raise URLError(f"invalid URL escape {go_quote(text[bad.start():bad.start() + 3])}")
     return unquote(text, errors="surrogateescape")
@@ -123,13 +124,13 @@ def _parse_host(host: str) -> str:
         if end < 0:
             raise URLError("missing ']' in host")
         port = host[end + 1:]
-        if not _PORT.fullmatch(port):
+        if not re.fullmatch(_PORT, port):
             raise URLError(f"invalid port {go_quote(port)} after host")
     else:
         colon = host.rfind(":")
-        if colon != -1 and not _PORT.fullmatch(host[colon:]):
+        if colon != -1 and not re.fullmatch(_PORT, host[colon:]):
             raise URLError(f"invalid port {go_quote(host[colon:])} after host")
-    bad = _HOST_INVALID.search(host)
+    bad = re.search(_HOST_INVALID, host)
     if bad:
         raise URLError(f"invalid character {go_quote(bad.group())} in host name")
     return _unescape(host)

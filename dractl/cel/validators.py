@@ -21,9 +21,7 @@ _UNIT_NANOSECONDS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_0
 _DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 _MIN_UNIX_TIME, _MAX_UNIX_TIME = -62135596800, 253402300799  # cel-go's timestamp range: years 1 to 9999
 # time.RFC3339 as Go parses it (fractional seconds allowed, a zone required).
-_TIMESTAMP = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(Z|[+-]\d{2}:\d{2})$"
-)
+_TIMESTAMP = r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(Z|[+-]\d{2}:\d{2})$"
 
 
 def duration_literal_ok(text: str) -> bool:
@@ -68,7 +66,7 @@ def duration_literal_ok(text: str) -> bool:
 
 def timestamp_literal_ok(text: str) -> bool:
     """Whether cel-go's ``timestamp(text)`` succeeds: RFC 3339 as Go parses it, years 1 to 9999."""
-    match = _TIMESTAMP.match(text)
+    match = re.match(_TIMESTAMP, text)
     if not match:
         return False
     year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))

@@ -28,17 +28,16 @@ if TYPE_CHECKING:
     from dractl.load import LoadResult
 
 MARKER = "dractl:"
-_DIRECTIVE_RE = re.compile(r"#[ \t]*dractl[ \t]*:[ \t]*(?P<body>.*)$", re.IGNORECASE)
-_BODY_RE = re.compile(
+# Patterns as text, compiled on first use by re's cache: most files have no directive.
+_DIRECTIVE_RE = r"(?i)#[ \t]*dractl[ \t]*:[ \t]*(?P<body>.*)$"
+_BODY_RE = (
+    r"(?i)"
     r"^(?P<kind>ignore-file|ignore-document|ignore)"
     r"(?:[ \t]*\[(?P<codes>[^\]]*)\])?"
-    r"(?P<rest>.*)$",
-    re.IGNORECASE,
+    r"(?P<rest>.*)$"
 )
-_CODE_RE = re.compile(r"^DRA\d{0,3}$")
-_BLOCK_SCALAR_RE = re.compile(
-    r"(?:^|:|(?:^|[ \t])[-?])(?:[ \t]+[&!]\S*)*[ \t]*[|>](?P<indicators>[-+1-9]{0,2})$"
-)
+_CODE_RE = r"^DRA\d{0,3}$"
+_BLOCK_SCALAR_RE = r"(?:^|:|(?:^|[ \t])[-?])(?:[ \t]+[&!]\S*)*[ \t]*[|>](?P<indicators>[-+1-9]{0,2})$"
 
 UNUSED = "DRA901"
 UNKNOWN_CODE = "DRA902"
@@ -188,7 +187,7 @@ def _indicator(line: str, i: int) -> bool:
 
 def _block_scalar_parent(code: str) -> int | None:
     """For a line that opens a block scalar (``key: |``), the indent its content must exceed."""
-    match = _BLOCK_SCALAR_RE.search(code)
+    match = re.search(_BLOCK_SCALAR_RE, code)
     if match is None:
         return None
     indent = len(code) - len(code.lstrip(" "))
@@ -248,12 +247,12 @@ def _parse_region(
     content_lines = _content_lines(text, first, found)
     scalar_ends = multiline_scalar_ends(text, first)
     for comment in found:
-        match = _DIRECTIVE_RE.match(comment.text)
+        match = re.match(_DIRECTIVE_RE, comment.text)
         if match is None:
             continue
         position = Position(path, comment.line, comment.column)
         body = match.group("body").strip()
-        parsed = _BODY_RE.match(body)
+        parsed = re.match(_BODY_RE, body)
         if parsed is None or (parsed.group("rest") and not parsed.group("rest")[0].isspace()):
             out.problems.append(
                 Diagnostic(
@@ -306,7 +305,7 @@ def _codes(
         code = raw.strip().upper()
         if not code:
             continue
-        if _CODE_RE.match(code) and any(rule_id.startswith(code) for rule_id in known):
+        if re.match(_CODE_RE, code) and any(rule_id.startswith(code) for rule_id in known):
             codes.append(code)
             continue
         out.problems.append(

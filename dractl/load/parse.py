@@ -15,7 +15,7 @@ from dractl.records import Record
 if TYPE_CHECKING:
     from ruamel.yaml.error import MarkedYAMLError
 
-_TEMPLATE_RE = re.compile(r"\{\{.*?\}\}")
+_TEMPLATE_RE = r"\{\{.*?\}\}"
 _BRACKET_RE = re.compile(r"[\[\]{}]")
 
 
@@ -47,7 +47,7 @@ def is_template(text: str) -> bool:
         stripped = line.lstrip()
         if stripped.startswith("#"):
             continue
-        if _TEMPLATE_RE.search(line) or stripped.startswith("{{"):
+        if re.search(_TEMPLATE_RE, line) or stripped.startswith("{{"):
             return True
     return False
 

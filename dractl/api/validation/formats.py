@@ -23,8 +23,8 @@ _C_IDENTIFIER_FMT = "[A-Za-z_][A-Za-z0-9_]*"
 
 _DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
 _DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_QUALIFIED_NAME_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
-_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_QUALIFIED_NAME_RE = f"^{_QUALIFIED_NAME_FMT}$"
+_LABEL_VALUE_RE = f"^{_LABEL_VALUE_FMT}$"
 _C_IDENTIFIER_RE = re.compile(f"^{_C_IDENTIFIER_FMT}$")
 
 _DNS1123_LABEL_MSG = (
@@ -68,9 +68,9 @@ def max_len_error(length: int) -> str:
 EMPTY_ERROR = "must be non-empty"
 
 
-def _fullmatch(regex: re.Pattern[str], value: str) -> bool:
+def _fullmatch(regex: re.Pattern[str] | str, value: str) -> bool:
     # Go's regexp `$` does not match before a trailing newline; Python's does.
-    return regex.match(value) is not None and not value.endswith("\n")
+    return re.match(regex, value) is not None and not value.endswith("\n")
 
 
 def is_dns1123_label(value: str) -> list[str]:
@@ -141,7 +141,7 @@ def is_c_identifier(value: str) -> list[str]:
 
 
 _DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
+_DNS1035_LABEL_RE = f"^{_DNS1035_LABEL_FMT}$"
 _DNS1035_LABEL_MSG = (
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
     "alphabetic character, and end with an alphanumeric character"
@@ -198,11 +198,11 @@ def is_extended_resource_name(name: str) -> bool:
 _NUMERIC_ID = r"(0|[1-9]\d*)"
 _PRERELEASE_ID = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
 _BUILD_ID = r"[0-9a-zA-Z-]+"
-_SEMVER_RE = re.compile(
+_SEMVER_RE = (
+    r"(?a)"
     rf"^{_NUMERIC_ID}\.{_NUMERIC_ID}\.{_NUMERIC_ID}"
     rf"(-{_PRERELEASE_ID}(\.{_PRERELEASE_ID})*)?"
-    rf"(\+{_BUILD_ID}(\.{_BUILD_ID})*)?$",
-    re.ASCII,
+    rf"(\+{_BUILD_ID}(\.{_BUILD_ID})*)?$"
 )
 
 

@@ -30,8 +30,8 @@ _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
 _BINARY_SUFFIX = {v: k for k, v in _BINARY.items()}
-_NUMBER_RE = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(.*)$", re.ASCII | re.DOTALL)
-_EXPONENT_RE = re.compile(r"^[eE]([+-]?[0-9]+)$", re.ASCII)
+_NUMBER_RE = r"(?as)^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(.*)$"
+_EXPONENT_RE = r"(?a)^[eE]([+-]?[0-9]+)$"
 
 
 class QuantityError(ValueError):
@@ -92,7 +92,7 @@ def parse_quantity(raw: Any) -> Quantity:
         text = raw.strip()
     else:
         raise QuantityError("quantities must be strings or numbers")
-    match = _NUMBER_RE.match(text)
+    match = re.match(_NUMBER_RE, text)
     if not text or match is None:
         raise QuantityError("quantities must match the regular expression")
     sign, digits, suffix = match.groups()
@@ -104,7 +104,7 @@ def parse_quantity(raw: Any) -> Quantity:
         value = _CTX.scaleb(number, _DECIMAL[suffix])
         fmt = Format.DECIMAL_SI
     else:
-        exp = _EXPONENT_RE.match(suffix)
+        exp = re.match(_EXPONENT_RE, suffix)
         if exp is None:
             raise QuantityError("unable to parse quantity's suffix")
         value = _CTX.scaleb(number, int(exp.group(1)))

@@ -1303,7 +1303,7 @@ def _comprehension_names(root: Expr) -> set[str]:
             for name in (node.iter_var, node.iter_var2, node.accu_var) if name}
 
 
-_EXISTS_ONE = re.compile(r"\bexists_one\(")
+_EXISTS_ONE = r"\bexists_one\("
 
 
 def _two_variable_exists_one(expression: str) -> str:
@@ -1313,7 +1313,7 @@ def _two_variable_exists_one(expression: str) -> str:
     if "exists_one" not in expression:
         return expression
     text = expression
-    for match in _EXISTS_ONE.finditer(expression):
+    for match in re.finditer(_EXISTS_ONE, expression):
         if _top_level_arguments(expression, match.end()) == 3:
             text = text[:match.start()] + "existsOne (" + text[match.end():]
     return text

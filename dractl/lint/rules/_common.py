@@ -40,11 +40,11 @@ def _did_you_mean(name: str, candidates: tuple[str, ...]) -> str:
     return f'; did you mean "{best[1]}"?' if best else ""
 
 
-_PARTS_RE = re.compile(r"[.\-/]")
+_PARTS_RE = r"[.\-/]"
 
 
 def _parts_close(a: str, b: str) -> bool:
-    parts_a, parts_b = _PARTS_RE.split(a), _PARTS_RE.split(b)
+    parts_a, parts_b = re.split(_PARTS_RE, a), re.split(_PARTS_RE, b)
     if len(parts_a) != len(parts_b):
         return True
     for x, y in zip(parts_a, parts_b, strict=True):

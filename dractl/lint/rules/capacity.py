@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 # A selector that pins the driver: `device.driver == "X"`, alone or as the first operand of a
 # conjunction (without `||` or `?`, which could make the driver test optional).
-_DRIVER_RE = re.compile(r"""^\s*device\.driver\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*(?:$|&&)""")
+_DRIVER_RE = r"""^\s*device\.driver\s*==\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*(?:$|&&)"""
 SOLVER_BUDGET_SECONDS = 5.0  # for all units of one lint run together
 
 
@@ -52,7 +52,7 @@ def pinned_driver(selectors: Any) -> str | None:
         cel = selector.get("cel") if isinstance(selector, dict) else None
         expression = cel.get("expression") if isinstance(cel, dict) else None
         if isinstance(expression, str) and "||" not in expression and "?" not in expression:
-            match = _DRIVER_RE.match(expression)
+            match = re.match(_DRIVER_RE, expression)
             if match:
                 return match.group(1) if match.group(1) is not None else match.group(2)
     return None

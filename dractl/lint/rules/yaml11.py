@@ -25,7 +25,7 @@ from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.records import Record
 
-_OCTAL_RE = re.compile(r"^[-+]?0[0-7_]+$")
+_OCTAL_RE = r"^[-+]?0[0-7_]+$"
 _BOOL_WORD_RE = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$")
 
 ANY_KEY = "*"
@@ -119,7 +119,7 @@ class Scalar(Record):
 
     @property
     def is_octal(self) -> bool:
-        return not self.is_bool and bool(_OCTAL_RE.match(self.text))
+        return not self.is_bool and bool(re.match(_OCTAL_RE, self.text))
 
     def seen_as(self) -> str:
         if self.is_bool:
