@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"dractl: error: {diagnostic.position}: {diagnostic.message}", file=sys.stderr)
     if loaded.failed:
         return 2
-    objects = build_all(loaded.objects)
+    objects = build_all(loaded.objects, share=True)
     undecodable = decode_errors(objects, settings.features.release)
     for error in undecodable:
         print(f"dractl: error: {error}", file=sys.stderr)
@@ -146,9 +146,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "text":
         render_text(explanation, out, verbose=args.verbose, color=use_color(args.color, out))
     elif args.output == "json":
-        import json
+        from dractl.report.json import dumps
 
-        json.dump(to_data(explanation, args.verbose), out, indent=2)
+        out.write(dumps(to_data(explanation, args.verbose)))
         out.write("\n")
     elif args.output == "yaml":
         out.write(to_yaml(to_data(explanation, args.verbose)))

@@ -51,7 +51,7 @@ class SourceFile:
 class Document:
     """One YAML document (or a whole JSON file) of a source file."""
 
-    __slots__ = ("error", "error_position", "file", "index", "raw", "start_line", "text", "yaml11")
+    __slots__ = ("error", "error_position", "file", "index", "plain", "raw", "start_line", "text", "yaml11")
 
     def __init__(
         self,
@@ -63,6 +63,7 @@ class Document:
         error: str | None = None,
         error_position: Position | None = None,
         yaml11: dict[tuple[int, int], str] | None = None,
+        plain: bool = False,
     ) -> None:
         self.file = file
         self.index = index
@@ -72,6 +73,9 @@ class Document:
         self.error = error
         self.error_position = error_position
         self.yaml11 = {} if yaml11 is None else yaml11  # 1-based (line, col) -> text
+        # Whether ``raw`` is JSON-like data as it is (dicts, lists, str keys, JSON scalars; read
+        # by the fast reader), so that the model can use it without a copy.
+        self.plain = plain
 
     @property
     def empty(self) -> bool:

@@ -17,6 +17,7 @@ between YAML 1.1 and 1.2 (NEL, line and paragraph separators) and tabs.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from typing import Any
@@ -30,12 +31,11 @@ from dractl.load.yaml11 import (
     go_yaml_int,
 )
 
-# Tags the resolver gives untagged nodes. An explicit tag, even ``!!str``, is left to the
-# round-trip loader: it makes a tagged scalar there, which is not a ``str`` before the model.
-_PLAIN = "tag:dractl,2026:plain"  # plain scalar, resolved by _Builder
-_QUOTED = "tag:dractl,2026:quoted"  # quoted or block scalar: a string
-_MAP = "tag:dractl,2026:map"
-_SEQ = "tag:dractl,2026:seq"
+# Tags the resolver gives nodes without an explicit tag: a plain scalar is an untagged scalar of
+# plain style. An explicit tag, even ``!!str``, is left to the round-trip loader: it makes a
+# tagged scalar there, which is not a ``str`` before the model.
+_UNTAGGED = "tag:dractl,2026:untagged"
+_QUOTED = "tag:dractl,2026:quoted"  # a quoted or block scalar, or one tagged "!": a string
 # Characters libyaml (YAML 1.1) and ruamel.yaml (YAML 1.2) may read differently.
 _UNSURE_RE = re.compile("[\t\x85\u2028\u2029\ufeff]")
 _RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
@@ -54,10 +54,12 @@ class Marks:
 
     __slots__ = ("col", "data", "line")
 
-    def __init__(self, line: int, col: int) -> None:
+    def __init__(self, line: int, col: int, data: Any = None) -> None:
         self.line = line
         self.col = col
-        self.data: dict[Any, tuple[int, ...]] = {}
+        # mapping: key -> (key line, key column, value line, value column); sequence: a list of
+        # (line, column) per item
+        self.data: Any = {} if data is None else data
 
     def key(self, key: Any) -> tuple[int, int]:
         marks = self.data[key]
@@ -68,25 +70,46 @@ class Marks:
         return marks[2], marks[3]
 
     def item(self, index: int) -> tuple[int, int]:
-        marks = self.data[index]
+        try:
+            marks = self.data[index]
+        except IndexError:
+            raise KeyError(index) from None
         return marks[0], marks[1]
 
 
+# The builder keeps each collection's marks as (line, column, data) and makes the ``lc`` object
+# only when a position is asked for (rarely: for a diagnostic).
+# A copy is plain data: positions belong to the text the original was read from.
 class MarkedDict(dict[Any, Any]):
-    __slots__ = ("lc",)
+    __slots__ = ("_marks",)
+
+    @property
+    def lc(self) -> Marks:
+        return Marks(*self._marks)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
+        return {key: copy.deepcopy(value, memo) for key, value in self.items()}
 
 
 class MarkedList(list[Any]):
-    __slots__ = ("lc",)
+    __slots__ = ("_marks",)
+
+    @property
+    def lc(self) -> Marks:
+        return Marks(*self._marks)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return [copy.deepcopy(value, memo) for value in self]
 
 
-def load_fast(text: str, max_nodes: int | None = None,
-              max_depth: int | None = None) -> tuple[Any, dict[tuple[int, int], str]] | None:
-    """``(tree, yaml11)`` of one document as the round-trip loader reads it, or None to use it
-    (also for a tree of more than ``max_nodes`` nodes or ``max_depth`` levels).
+def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = None
+              ) -> tuple[Any, dict[tuple[int, int], str], bool] | None:
+    """``(tree, yaml11, str_keys)`` of one document as the round-trip loader reads it, or None to
+    use it (also for a tree of more than ``max_nodes`` nodes or ``max_depth`` levels).
 
     ``yaml11`` maps 0-based ``(line, column)`` to the text of each plain scalar whose YAML 1.1
-    value differs from its YAML 1.2 reading (as ``KubectlConstructor.yaml11``).
+    value differs from its YAML 1.2 reading (as ``KubectlConstructor.yaml11``). ``str_keys``:
+    every key is a string, so the tree is JSON-like data as it is (marks aside).
     """
     if _UNSURE_RE.search(text):
         return None
@@ -96,8 +119,9 @@ def load_fast(text: str, max_nodes: int | None = None,
         return None
     try:
         node = composer.get_single_node()
-        builder = _Builder(max_nodes, max_depth)
-        return builder.build(node) if node is not None else None, builder.yaml11
+        builder = _Builder(max_nodes, max_depth, anchors="&" in text)
+        tree = builder.build(node) if node is not None else None
+        return tree, builder.yaml11, builder.str_keys
     except Exception:  # any problem at all: the round-trip loader decides, with its messages
         return None
     finally:
@@ -112,7 +136,7 @@ def _composer_class() -> Any:
     global _COMPOSER
     if _COMPOSER is None:
         from yaml._yaml import CParser
-        from yaml.nodes import MappingNode, ScalarNode
+        from yaml.nodes import ScalarNode
         from yaml.resolver import BaseResolver
 
         class Composer(CParser, BaseResolver):  # type: ignore[misc]
@@ -128,10 +152,8 @@ def _composer_class() -> Any:
                 pass
 
             def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-                if kind is ScalarNode:
-                    # implicit[0]: plain and untagged (or tagged "!"), as in ruamel's composer
-                    return _PLAIN if implicit[0] else _QUOTED
-                return _MAP if kind is MappingNode else _SEQ
+                # implicit[0]: plain and untagged (or tagged "!"), as in ruamel's composer
+                return _QUOTED if kind is ScalarNode and not implicit[0] else _UNTAGGED
 
         _COMPOSER = Composer
     return _COMPOSER
@@ -147,83 +169,118 @@ _RESOLVED_MAX = 100_000
 class _Builder:
     """Builds one document's tree; gives up (:class:`GiveUp`) on what the round-trip loader must
     read, and on a tree beyond ``max_nodes`` nodes or ``max_depth`` levels (the round-trip
-    loader then words the limit's diagnostic)."""
+    loader then words the limit's diagnostic).
 
-    def __init__(self, max_nodes: int | None = None, max_depth: int | None = None) -> None:
-        from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+    ``anchors``: whether the text may hold anchors (``&``); without them no node is shared, so
+    nodes need not be remembered to find aliases."""
 
-        self.scalar, self.mapping, self.sequence = ScalarNode, MappingNode, SequenceNode
+    def __init__(self, max_nodes: int | None = None, max_depth: int | None = None,
+                 anchors: bool = True) -> None:
         self.yaml11: dict[tuple[int, int], str] = {}
-        self.seen: set[int] = set()
-        # Without aliases (given up on) every node is written: the count is the tree's size.
-        self.room = max_nodes if max_nodes is not None else math.inf
+        self.str_keys = True  # whether every mapping key is a string (as in JSON)
+        self.max_nodes = max_nodes if max_nodes is not None else math.inf
         self.max_depth = max_depth if max_depth is not None else math.inf
+        self.anchors = anchors
 
-    def build(self, node: Any, depth: int = 0) -> Any:
-        self.room -= 1
-        if self.room < 0 or depth > self.max_depth:
-            raise GiveUp
-        cls = node.__class__
-        if cls is self.scalar:
-            return self.build_scalar(node)
-        if id(node) in self.seen:  # an alias: ruamel decides how to share it
-            raise GiveUp
-        self.seen.add(id(node))
-        mark = node.start_mark
-        marks = Marks(mark.line, mark.column)
-        if cls is self.mapping:
-            if node.tag != _MAP:
+    def build(self, root: Any) -> Any:
+        """The tree of ``root``; one function with everything it uses in local variables, as
+        this runs for every node of every input (a dump has millions)."""
+        from yaml.nodes import MappingNode, ScalarNode
+
+        scalar_class, mapping_class = ScalarNode, MappingNode
+        yaml11, max_depth, max_nodes = self.yaml11, self.max_depth, self.max_nodes
+        seen: set[int] | None = set() if self.anchors else None
+        resolvers, resolved, resolved_max = _RESOLVERS, _RESOLVED, _RESOLVED_MAX
+        untagged, quoted, unresolved = _UNTAGGED, _QUOTED, _UNRESOLVED
+        # Without aliases (given up on) every node is written: the count is the tree's size.
+        count = 0
+        str_keys = True
+
+        def scalar(node: Any) -> Any:
+            text = node.value
+            tag = node.tag
+            if node.style or tag is quoted:  # quoted or block, or tagged "!"
+                if tag is untagged or tag is quoted:
+                    return text
                 raise GiveUp
-            mapping = MarkedDict()
-            mapping.lc = marks
-            data = marks.data
-            for key_node, value_node in node.value:
-                if key_node.__class__ is not self.scalar:
+            if tag is not untagged or not text:
+                # An empty value's position is not where ruamel.yaml puts it (after the colon,
+                # or at the next token, depending on comments); dumps write ``null``.
+                raise GiveUp
+            rules = resolvers.get(text[0])
+            if rules is None:  # a plain string: no implicit type starts with this character
+                return text
+            found = resolved.get(text)
+            if found is None:
+                found = _resolve(text, rules)
+                if len(resolved) < resolved_max:
+                    resolved[text] = found
+            value, noted = found
+            if value is unresolved:
+                raise GiveUp
+            if noted:
+                mark = node.start_mark
+                yaml11[(mark.line, mark.column)] = text
+            return value
+
+        def build(node: Any, depth: int) -> Any:
+            nonlocal count, str_keys
+            if depth > max_depth:
+                raise GiveUp
+            if seen is not None:
+                if id(node) in seen:  # an alias: ruamel decides how to share it
                     raise GiveUp
-                key = self.build_scalar(key_node)
-                if key in mapping or (key_node.tag == _PLAIN and key_node.value == "<<"):
-                    raise GiveUp  # duplicate or merge key
-                mapping[key] = self.build(value_node, depth + 1)
-                key_mark, value_mark = key_node.start_mark, value_node.start_mark
-                data[key] = (key_mark.line, key_mark.column, value_mark.line, value_mark.column)
-            return mapping
-        if node.tag != _SEQ:
-            raise GiveUp
-        sequence = MarkedList()
-        sequence.lc = marks
-        data = marks.data
-        for index, item in enumerate(node.value):
-            sequence.append(self.build(item, depth + 1))
-            item_mark = item.start_mark
-            data[index] = (item_mark.line, item_mark.column)
-        return sequence
+                seen.add(id(node))
+            if node.tag is not untagged:
+                raise GiveUp
+            mark = node.start_mark
+            children = node.value
+            count += len(children)
+            if count >= max_nodes:
+                raise GiveUp
+            if node.__class__ is mapping_class:
+                mapping = MarkedDict()
+                data: dict[Any, tuple[int, int, int, int]] = {}
+                mapping._marks = (mark.line, mark.column, data)
+                for key_node, value_node in children:
+                    if key_node.__class__ is not scalar_class:
+                        raise GiveUp
+                    key = scalar(key_node)
+                    if key.__class__ is not str:
+                        str_keys = False
+                    if key in mapping or (key == "<<" and not key_node.style and key_node.tag is untagged):
+                        raise GiveUp  # duplicate or merge key
+                    if value_node.__class__ is scalar_class:
+                        if depth >= max_depth:
+                            raise GiveUp
+                        mapping[key] = scalar(value_node)
+                    else:
+                        mapping[key] = build(value_node, depth + 1)
+                    key_mark, value_mark = key_node.start_mark, value_node.start_mark
+                    data[key] = (key_mark.line, key_mark.column, value_mark.line, value_mark.column)
+                return mapping
+            sequence = MarkedList()
+            items: list[tuple[int, int]] = []
+            sequence._marks = (mark.line, mark.column, items)
+            append, mark_item = sequence.append, items.append
+            for item in children:
+                if item.__class__ is scalar_class:
+                    if depth >= max_depth:
+                        raise GiveUp
+                    append(scalar(item))
+                else:
+                    append(build(item, depth + 1))
+                item_mark = item.start_mark
+                mark_item((item_mark.line, item_mark.column))
+            return sequence
 
-    def build_scalar(self, node: Any) -> Any:
-        tag, text = node.tag, node.value
-        if tag == _QUOTED:
-            return text
-        if tag != _PLAIN or not text:
-            # An empty value's position is not where ruamel.yaml puts it (after the colon, or at
-            # the next token, depending on comments); dumps write ``null``.
-            raise GiveUp
-        rules = _RESOLVERS.get(text[0])
-        if rules is None:  # a plain string: no implicit type starts with this character
-            return text
-        found = _RESOLVED.get(text)
-        if found is None:
-            found = _resolve(text, rules)
-            if len(_RESOLVED) < _RESOLVED_MAX:
-                _RESOLVED[text] = found
-        value, noted = found
-        if value is _UNRESOLVED:
-            raise GiveUp
-        if noted:
-            self.note(node)
-        return value
-
-    def note(self, node: Any) -> None:
-        mark = node.start_mark
-        self.yaml11[(mark.line, mark.column)] = node.value
+        if root.__class__ is scalar_class:
+            if self.max_nodes < 1:
+                raise GiveUp
+            return scalar(root)
+        tree = build(root, 0)
+        self.str_keys = str_keys
+        return tree
 
 
 def _resolve(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> tuple[Any, bool]:

@@ -171,7 +171,7 @@ def _parse_fast(doc: Document, limits: Limits) -> bool:
     loaded = load_fast(doc.text, limits.max_nodes, limits.max_depth)
     if loaded is None:
         return False
-    raw, yaml11 = loaded
+    raw, yaml11, doc.plain = loaded
     doc.raw = raw
     doc.yaml11 = {(doc.start_line + line + 1, col + 1): text for (line, col), text in yaml11.items()}
     return True
