@@ -554,7 +554,7 @@ def key_position(obj: ApiObject, path: Sequence[Any]) -> Position:
     """The position of the key at the end of ``path`` (the author's key, not its value)."""
     document = obj.source.document
     full = (*obj.source.base, *path)
-    parent = document.node(full[:-1])
+    parent = document.marked_node(full[:-1])
     wanted = full[-1]
     if isinstance(parent, dict):
         for raw_key in parent:

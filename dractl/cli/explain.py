@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from dractl.api.workspace import Workspace
     from dractl.errors import UsageError
     from dractl.explain.render import render_text, to_data, to_yaml
-    from dractl.explain.run import ExplainSettings
+    from dractl.explain.run import UNREAD, ExplainSettings
     from dractl.explain.run import explain as run_explain
     from dractl.explain.workloads import PLACEMENTS
     from dractl.load import load_paths
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
     # Read for reference: values and positions, no comments (many times faster on a dump).
-    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False)
+    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, omit=UNREAD)
     for message in loaded.unreadable:
         print(f"dractl: error: {message}", file=sys.stderr)
     for diagnostic in loaded.diagnostics:

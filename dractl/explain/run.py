@@ -24,12 +24,18 @@ from dractl.api.versions import GROUP, KINDS
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
 from dractl.explain.workloads import Placement, WorkloadResult, place
+from dractl.load import Omit
 
 if TYPE_CHECKING:
     from dractl.allocator import Allocator, NodeInfo, Outcome
     from dractl.api.model import ApiObject
 
 DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResourcesArgs)
+
+# What explain leaves out of its input, unread and unchecked: what the apiserver records of who
+# wrote each field (the bulk of a cluster dump), and a Node's status (conditions, addresses,
+# images; a Node is read for its name and labels, as the scheduler's node affinity reads it).
+UNREAD = Omit(metadata=frozenset({"managedFields"}), fields={("v1", "Node"): frozenset({"status"})})
 
 
 @dataclass

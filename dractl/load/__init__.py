@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from dractl.diagnostics import Diagnostic
 from dractl.load.documents import Document, SourceFile
+from dractl.load.lists import Omit, omit_parts
 from dractl.load.objects import KubeObject, objects_of_file
 from dractl.load.parse import Limits, parse_source
 from dractl.load.sources import expand_paths, read_source
@@ -16,6 +17,7 @@ __all__ = [
     "KubeObject",
     "Limits",
     "LoadResult",
+    "Omit",
     "SourceFile",
     "load_paths",
     "load_text",
@@ -52,12 +54,15 @@ class LoadResult(Record):
 
 
 def load_source(
-    source: SourceFile, limits: Limits, result: LoadResult, *, comments: bool = True
+    source: SourceFile, limits: Limits, result: LoadResult, *, comments: bool = True,
+    omit: Omit | None = None,
 ) -> None:
     result.files.append(source)
-    result.diagnostics += parse_source(source, limits, comments=comments)
+    result.diagnostics += parse_source(source, limits, comments=comments, omit=omit)
     for item in objects_of_file(source):
         if isinstance(item, KubeObject):
+            if omit is not None:
+                omit_parts(item.raw, item.api_version, item.kind, omit)
             result.objects.append(item)
         else:
             result.diagnostics.append(item)
@@ -69,12 +74,15 @@ def load_paths(
     stdin: bytes | None = None,
     limits: Limits | None = None,
     comments: bool = True,
+    omit: Omit | None = None,
 ) -> LoadResult:
     """Read every path (files, folders, ``-``); problems become diagnostics, never exceptions.
 
     ``comments=False``: the trees hold values and positions but no comments, which makes large
     inputs many times faster to read (see :mod:`dractl.load.fast`); ``lint`` and ``explain`` read
     so (inline suppressions are found in the text), ``convert`` needs the comments to keep them.
+    ``omit``: parts of objects the caller does not read (``explain``), left out of the trees
+    (and not checked); a cluster dump is then read item by item without them.
 
     A path that does not exist raises :class:`dractl.errors.InputError` (a usage error).
     """
@@ -88,15 +96,16 @@ def load_paths(
         except InputError as exc:
             result.unreadable.append(str(exc))
             continue
-        load_source(source, limits, result, comments=comments)
+        load_source(source, limits, result, comments=comments, omit=omit)
     return result
 
 
 def load_text(
-    text: str, path: str = "<string>", *, limits: Limits | None = None, comments: bool = True
+    text: str, path: str = "<string>", *, limits: Limits | None = None, comments: bool = True,
+    omit: Omit | None = None,
 ) -> LoadResult:
     """Load YAML or JSON text (tests, editors)."""
     fmt = "json" if path.endswith(".json") else "yaml"
     result = LoadResult()
-    load_source(SourceFile(path, text, fmt), limits or Limits(), result, comments=comments)
+    load_source(SourceFile(path, text, fmt), limits or Limits(), result, comments=comments, omit=omit)
     return result

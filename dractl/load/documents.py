@@ -51,7 +51,7 @@ class SourceFile:
 class Document:
     """One YAML document (or a whole JSON file) of a source file."""
 
-    __slots__ = ("error", "error_position", "file", "index", "plain", "raw", "start_line", "text", "yaml11")
+    __slots__ = ("error", "error_position", "file", "index", "plain", "positions", "raw", "start_line", "text", "yaml11")
 
     def __init__(
         self,
@@ -76,6 +76,9 @@ class Document:
         # Whether ``raw`` is JSON-like data as it is (dicts, lists, str keys, JSON scalars; read
         # by the fast reader), so that the model can use it without a copy.
         self.plain = plain
+        # For a tree read without marks (JSON, :mod:`dractl.load.json_fast`): what gives trees
+        # with marks when a position is asked for (``marked(path) -> (tree, rest of path)``).
+        self.positions: Any = None
 
     @property
     def empty(self) -> bool:
@@ -86,8 +89,23 @@ class Document:
 
         Scalars resolve to their value, containers to their key (or list item).
         """
-        line, col = locate(self.raw, path)
+        root, rest = self._marked(path)
+        line, col = locate(root, rest)
         return Position(self.file.path, self.start_line + line + 1, col + 1)
+
+    def _marked(self, path: Sequence[Any]) -> tuple[Any, Sequence[Any]]:
+        if self.positions is None:
+            return self.raw, path
+        return self.positions.marked(path)  # type: ignore[no-any-return]
+
+    def marked_node(self, path: Sequence[Any]) -> Any:
+        """The node at ``path`` in a tree that has marks (``lc``), or None."""
+        node, rest = self._marked(path)
+        for part in rest:
+            node = child(node, part)
+            if node is _MISSING:
+                return None
+        return node
 
     def node(self, path: Sequence[Any]) -> Any:
         node = self.raw
@@ -166,15 +184,34 @@ def locate(root: Any, path: Sequence[Any]) -> tuple[int, int]:
     return best
 
 
+# Line breaks other than \n and \r\n, which str.splitlines also splits at.
+_OTHER_BREAKS_RE = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_MARKER_LINE_RE = re.compile(r"^---(?:[ \t]|\r?$)", re.MULTILINE)
+
+
 def split_documents(text: str) -> Iterator[tuple[int, str]]:
     """Yield ``(start_line, chunk)``; the chunks concatenate back to ``text`` exactly.
 
     A chunk starts at a ``---`` marker line (which stays in it); ``...`` ends a document.
     """
+    if _OTHER_BREAKS_RE.search(text) is None:
+        # Markers found by a regular expression: a cluster dump of some ten million lines is
+        # not made into a list of lines (and a text of one document is yielded as it is).
+        start = start_line = 0
+        for match in _MARKER_LINE_RE.finditer(text):
+            at = match.start()
+            if at == start:  # the chunk's own marker
+                continue
+            yield start_line, text[start:at]
+            start_line += text.count("\n", start, at)
+            start = at
+        if start < len(text) or not text:
+            yield start_line, text[start:]
+        return
     lines = text.splitlines(keepends=True)
     start = 0
-    for i, line in enumerate(lines):
-        if i > start and line.startswith("---") and _MARKER_RE.match(line):
+    for i, line_text in enumerate(lines):
+        if i > start and line_text.startswith("---") and _MARKER_RE.match(line_text):
             yield start, "".join(lines[start:i])
             start = i
     if start < len(lines):

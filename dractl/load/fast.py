@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from dractl.load.yaml11 import (
     _PLAIN_DECIMAL_RE,
@@ -102,14 +102,22 @@ class MarkedList(list[Any]):
         return [copy.deepcopy(value, memo) for value in self]
 
 
-def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = None
-              ) -> tuple[Any, dict[tuple[int, int], str], bool] | None:
-    """``(tree, yaml11, str_keys)`` of one document as the round-trip loader reads it, or None to
-    use it (also for a tree of more than ``max_nodes`` nodes or ``max_depth`` levels).
+class Reading(NamedTuple):
+    tree: Any
+    yaml11: dict[tuple[int, int], str]
+    str_keys: bool
+    nodes: int  # every value (mapping keys are not counted)
+
+
+def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = None,
+              line_offset: int = 0) -> Reading | None:
+    """``(tree, yaml11, str_keys, nodes)`` of one document as the round-trip loader reads it, or
+    None to use it (also for a tree of more than ``max_nodes`` nodes or ``max_depth`` levels).
 
     ``yaml11`` maps 0-based ``(line, column)`` to the text of each plain scalar whose YAML 1.1
     value differs from its YAML 1.2 reading (as ``KubectlConstructor.yaml11``). ``str_keys``:
     every key is a string, so the tree is JSON-like data as it is (marks aside).
+    ``line_offset`` is added to every line: ``text`` is a part of a document, from that line.
     """
     if _UNSURE_RE.search(text):
         return None
@@ -119,9 +127,9 @@ def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = N
         return None
     try:
         node = composer.get_single_node()
-        builder = _Builder(max_nodes, max_depth, anchors="&" in text)
+        builder = _Builder(max_nodes, max_depth, anchors="&" in text, line_offset=line_offset)
         tree = builder.build(node) if node is not None else None
-        return tree, builder.yaml11, builder.str_keys
+        return Reading(tree, builder.yaml11, builder.str_keys, builder.nodes)
     except Exception:  # any problem at all: the round-trip loader decides, with its messages
         return None
     finally:
@@ -175,9 +183,11 @@ class _Builder:
     nodes need not be remembered to find aliases."""
 
     def __init__(self, max_nodes: int | None = None, max_depth: int | None = None,
-                 anchors: bool = True) -> None:
+                 anchors: bool = True, line_offset: int = 0) -> None:
+        self.line_offset = line_offset  # added to every line (a part of a larger text)
         self.yaml11: dict[tuple[int, int], str] = {}
         self.str_keys = True  # whether every mapping key is a string (as in JSON)
+        self.nodes = 0
         self.max_nodes = max_nodes if max_nodes is not None else math.inf
         self.max_depth = max_depth if max_depth is not None else math.inf
         self.anchors = anchors
@@ -189,6 +199,7 @@ class _Builder:
 
         scalar_class, mapping_class = ScalarNode, MappingNode
         yaml11, max_depth, max_nodes = self.yaml11, self.max_depth, self.max_nodes
+        offset = self.line_offset
         seen: set[int] | None = set() if self.anchors else None
         resolvers, resolved, resolved_max = _RESOLVERS, _RESOLVED, _RESOLVED_MAX
         untagged, quoted, unresolved = _UNTAGGED, _QUOTED, _UNRESOLVED
@@ -220,7 +231,7 @@ class _Builder:
                 raise GiveUp
             if noted:
                 mark = node.start_mark
-                yaml11[(mark.line, mark.column)] = text
+                yaml11[(mark.line + offset, mark.column)] = text
             return value
 
         def build(node: Any, depth: int) -> Any:
@@ -241,7 +252,7 @@ class _Builder:
             if node.__class__ is mapping_class:
                 mapping = MarkedDict()
                 data: dict[Any, tuple[int, int, int, int]] = {}
-                mapping._marks = (mark.line, mark.column, data)
+                mapping._marks = (mark.line + offset, mark.column, data)
                 for key_node, value_node in children:
                     if key_node.__class__ is not scalar_class:
                         raise GiveUp
@@ -257,11 +268,11 @@ class _Builder:
                     else:
                         mapping[key] = build(value_node, depth + 1)
                     key_mark, value_mark = key_node.start_mark, value_node.start_mark
-                    data[key] = (key_mark.line, key_mark.column, value_mark.line, value_mark.column)
+                    data[key] = (key_mark.line + offset, key_mark.column, value_mark.line + offset, value_mark.column)
                 return mapping
             sequence = MarkedList()
             items: list[tuple[int, int]] = []
-            sequence._marks = (mark.line, mark.column, items)
+            sequence._marks = (mark.line + offset, mark.column, items)
             append, mark_item = sequence.append, items.append
             for item in children:
                 if item.__class__ is scalar_class:
@@ -271,15 +282,17 @@ class _Builder:
                 else:
                     append(build(item, depth + 1))
                 item_mark = item.start_mark
-                mark_item((item_mark.line, item_mark.column))
+                mark_item((item_mark.line + offset, item_mark.column))
             return sequence
 
         if root.__class__ is scalar_class:
             if self.max_nodes < 1:
                 raise GiveUp
+            self.nodes = 1
             return scalar(root)
         tree = build(root, 0)
         self.str_keys = str_keys
+        self.nodes = count + 1
         return tree
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Diagnostic, Position, Severity
 from dractl.load.documents import Document, SourceFile, has_content, split_documents
+from dractl.load.lists import Omit, read_yaml_list
 from dractl.load.objects import looks_like_object, may_hold_objects
 from dractl.records import Record
 
@@ -52,14 +53,20 @@ def is_template(text: str) -> bool:
     return False
 
 
-def parse_source(source: SourceFile, limits: Limits, *, comments: bool = True) -> list[Diagnostic]:
+def parse_source(
+    source: SourceFile, limits: Limits, *, comments: bool = True, omit: Omit | None = None
+) -> list[Diagnostic]:
     """Fill ``source.documents``; return the problems found on the way.
 
     ``comments=False``: nothing will edit the file (``lint``, ``explain``; ``convert`` needs the
     comments), so documents are read with libyaml where that gives the same tree, values and
-    positions (see :mod:`dractl.load.fast`).
+    positions (see :mod:`dractl.load.fast`). ``omit`` (with ``comments=False``): parts of
+    objects the caller does not read; cluster dumps are then read item by item without them
+    (:mod:`dractl.load.lists`), and JSON files with the C decoder (:mod:`dractl.load.json_fast`).
     """
     problems: list[Diagnostic] = []
+    if omit is not None and not comments and source.format == "json" and _read_json(source, limits, omit):
+        return problems
     if not _may_be_kubernetes(source):
         source.kubernetes = False
         source.documents.append(Document(source, 0, source.text, 0))
@@ -82,10 +89,30 @@ def parse_source(source: SourceFile, limits: Limits, *, comments: bool = True) -
         source.documents.append(doc)
         if source.format != "json" and not has_content(chunk):
             continue
-        problem = _parse_document(doc, limits, comments=comments)
+        problem = _parse_document(doc, limits, comments=comments, omit=omit)
         if problem is not None:
             problems.append(problem)
     return problems
+
+
+def _read_json(source: SourceFile, limits: Limits, omit: Omit) -> bool:
+    """A JSON file read by the C decoder (False: as any other file); a JSON value that holds no
+    object is not Kubernetes, as :func:`_may_be_kubernetes` has it."""
+    from dractl.load.json_fast import read_json
+
+    if not may_hold_objects(source.text) or source.text.lstrip()[:1] not in ("{", "["):
+        return False
+    if is_template(source.text) or _flow_depth_exceeds(source.text, limits.max_depth):
+        return False
+    doc = Document(source, 0, source.text, 0)
+    if not read_json(doc, limits, omit):
+        return False
+    if not looks_like_object(doc.raw):
+        source.kubernetes = False
+        source.documents.append(Document(source, 0, source.text, 0))
+        return True
+    source.documents.append(doc)
+    return True
 
 
 def _may_be_kubernetes(source: SourceFile) -> bool:
@@ -124,9 +151,13 @@ def _flow_depth_exceeds(text: str, limit: int) -> bool:
     return False
 
 
-def _parse_document(doc: Document, limits: Limits, *, comments: bool = True) -> Diagnostic | None:
+def _parse_document(
+    doc: Document, limits: Limits, *, comments: bool = True, omit: Omit | None = None
+) -> Diagnostic | None:
     if _flow_depth_exceeds(doc.text, limits.max_depth):
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
+    if not comments and omit is not None and read_yaml_list(doc, limits, omit):
+        return None
     if not comments and _parse_fast(doc, limits):
         return None
     from ruamel.yaml.constructor import DuplicateKeyError
@@ -171,7 +202,7 @@ def _parse_fast(doc: Document, limits: Limits) -> bool:
     loaded = load_fast(doc.text, limits.max_nodes, limits.max_depth)
     if loaded is None:
         return False
-    raw, yaml11, doc.plain = loaded
+    raw, yaml11, doc.plain, _ = loaded
     doc.raw = raw
     doc.yaml11 = {(doc.start_line + line + 1, col + 1): text for (line, col), text in yaml11.items()}
     return True
