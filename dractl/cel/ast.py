@@ -392,14 +392,36 @@ def decode_checked(serialized: bytes) -> CheckedAst:
             if name:
                 references[_signed(key or 0)] = name
         elif number == 5:
-            for n, _w, v in _fields(value):
-                if n == 4:
-                    key, offset = _decode_map_entries(v)
-                    positions[_signed(key or 0)] = int(offset or 0)
-                elif n == 5:
-                    key, call = _decode_map_entries(v)
-                    macro_calls[_signed(key or 0)] = _decode_expr(call or b"")
+            _decode_source_info(value, positions, macro_calls)
     return CheckedAst(root or Expr(0, "unspecified"), types, overloads, references, positions, macro_calls)
+
+
+def _decode_source_info(data: bytes, positions: dict[int, int], macro_calls: dict[int, Expr]) -> None:
+    for number, _wire, value in _fields(data):
+        if number == 4:
+            key, offset = _decode_map_entries(value)
+            positions[_signed(key or 0)] = int(offset or 0)
+        elif number == 5:
+            key, call = _decode_map_entries(value)
+            macro_calls[_signed(key or 0)] = _decode_expr(call or b"")
+
+
+def decode_parsed(serialized: bytes) -> CheckedAst:
+    """Decode the serialized form of an expression compiled without checking (a
+    ``google.protobuf.Any`` holding a ParsedExpr): the tree and its positions, no types."""
+    payload = serialized
+    for number, _wire, value in _fields(serialized):
+        if number == 2:
+            payload = value
+    root: Expr | None = None
+    positions: dict[int, int] = {}
+    macro_calls: dict[int, Expr] = {}
+    for number, _wire, value in _fields(payload):
+        if number == 2:
+            root = _decode_expr(value)
+        elif number == 3:
+            _decode_source_info(value, positions, macro_calls)
+    return CheckedAst(root or Expr(0, "unspecified"), {}, {}, {}, positions, macro_calls)
 
 
 # -- rewriting ---------------------------------------------------------------------------------

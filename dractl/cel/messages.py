@@ -10,119 +10,17 @@ from dractl.cel.errors import CelError
 # Patterns as text, compiled on first use by re's cache: only runs with CEL errors need them.
 _STATUS_PREFIX = r"^[A-Z_]+: "
 _STATUS_SUFFIX = r"\s*\[[A-Z_]+\]$"
-_ISSUE_HEAD = r"^ERROR: <input>:(\d+):(\d+): (.*)$"
+#: The first line of one error of a cel-go or cel-cpp issue report.
+ISSUE_HEAD = r"^ERROR: <input>:(\d+):(\d+): (.*)$"
 _KEY_NOT_FOUND = r'''(?s)^Key not found in map ?: ?(?:"(.*)"|'(.*)'|(.*))$'''
 _NO_MATCHING_OVERLOAD = r"^No matching overloads? found ?: ?(.*)$"
 _INDEX_ERROR = r"^Index error: index=(-?\d+) size=(\d+)$"
-_CASCADE = "'*error*'"
-_UNDEFINED_FIELD = r"^undefined field '([^']*)' not found in struct '[^']*'$"
-_UNDECLARED_QUALIFIED = r"^undeclared reference to '([^'.]+)((?:\.[^'.]+)+)'(.*)$"
 
 
 def strip_status(message: str) -> str:
     """``INVALID_ARGUMENT: text [INVALID_ARGUMENT]`` → ``text`` (absl status decoration)."""
     message = re.sub(_STATUS_SUFFIX, "", message.strip())
     return re.sub(_STATUS_PREFIX, "", message, count=1)
-
-
-def _upstream_issue_message(message: str) -> str:
-    field = re.match(_UNDEFINED_FIELD, message)
-    if field:
-        return f"undefined field '{field.group(1)}'"
-    return message
-
-
-def _upstream_undeclared(err: CelError, expression: str) -> CelError:
-    """cel-go's checker, failing to resolve ``a.b.c`` as one name, checks the operands and
-    reports the innermost identifier at its own position (``undeclared reference to 'a'``);
-    cel-cpp names the whole dotted name at the last ``.``."""
-    match = re.match(_UNDECLARED_QUALIFIED, err.message)
-    lines = expression.split("\n")
-    if not match or not 1 <= err.line <= len(lines):
-        return err
-    first, rest, tail = match.groups()
-    inner = rest.split(".")[1:-1]  # the parts between the first and the last
-    written = re.search(
-        re.escape(first) + "".join(r"\s*\.\s*" + re.escape(part) for part in inner) + r"\s*$",
-        lines[err.line - 1][: err.column - 1],
-    )
-    if written is None:
-        return err  # parts on several lines: leave cel-cpp's report
-    start = written.start()
-    return CelError(f"undeclared reference to '{first}'{tail}", err.line, start + 1)
-
-
-_NO_OVERLOAD_APPLIED = r"^found no matching overload for '([^'.]+)' applied to '\((.*)\)'$"
-
-
-def _split_types(text: str) -> list[str]:
-    """``map(string, int), int`` → the two types (commas inside parentheses do not split)."""
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for index, char in enumerate(text):
-        if char in "(<":
-            depth += 1
-        elif char in ")>":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    if text.strip():
-        parts.append(text[start:].strip())
-    return parts
-
-
-def _upstream_no_overload(err: CelError, expression: str) -> CelError:
-    """cel-go writes the argument types of a member call as ``target.(args)``; cel-cpp as one list."""
-    match = re.match(_NO_OVERLOAD_APPLIED, err.message)
-    lines = expression.split("\n")
-    if not match or not 1 <= err.line <= len(lines):
-        return err
-    before = lines[err.line - 1][: err.column - 1]
-    if not re.search(r"\.\s*" + re.escape(match.group(1)) + r"\s*$", before):
-        return err
-    types = _split_types(match.group(2))
-    if not types:
-        return err
-    return CelError(f"found no matching overload for '{match.group(1)}' applied to "
-                    f"'{types[0]}.({', '.join(types[1:])})'", err.line, err.column)
-
-
-def parse_issues(text: str, expression: str | None = None) -> list[tuple[CelError, list[str]]]:
-    """Split a cel-cpp/cel-go issue report into positioned errors plus their snippet lines.
-
-    With ``expression``, errors whose position or text cel-go gives differently are moved and
-    reworded as cel-go would (their snippet lines are redrawn).
-    """
-    issues: list[tuple[CelError, list[str]]] = []
-    redrawn = False  # the last issue's snippet is drawn here, not taken from the report
-    for line in strip_status(text).split("\n"):
-        head = re.match(_ISSUE_HEAD, line)
-        if head:
-            message = _upstream_issue_message(head.group(3))
-            err = CelError(message, int(head.group(1)), int(head.group(2)))
-            snippet: list[str] = []
-            if expression is not None:
-                moved = _upstream_undeclared(err, expression)
-                if moved is not err:
-                    err, snippet = moved, snippet_for(expression, moved.line, moved.column)
-                err = _upstream_no_overload(err, expression)
-            redrawn = bool(snippet)
-            issues.append((err, snippet))
-        elif issues and line.startswith(" | "):
-            if not redrawn:
-                issues[-1][1].append(line)
-        elif issues:
-            # A message that spans lines (rare); keep it with the issue it belongs to.
-            err, snippet = issues[-1]
-            issues[-1] = (CelError(err.message + "\n" + line, err.line, err.column), snippet)
-    # cel-cpp goes on to report expressions whose operand failed to type-check
-    # ("expression of type '*error*' ..."); cel-go's checker does not, so upstream's message
-    # has only the first error.
-    real = [issue for issue in issues if _CASCADE not in issue[0].message] or issues
-    # cel-go prints its errors sorted by position (stably); cel-cpp in the order it found them.
-    return sorted(real, key=lambda issue: (issue[0].line, issue[0].column))
 
 
 def format_issues(issues: list[tuple[CelError, list[str]]]) -> str:
@@ -133,13 +31,23 @@ def format_issues(issues: list[tuple[CelError, list[str]]]) -> str:
     return "\n".join(blocks)
 
 
+_MAX_SNIPPET_BYTES = 16384  # cel-go prints no snippet for a longer line
+
+
 def snippet_for(expression: str, line: int, column: int) -> list[str]:
-    """The two snippet lines cel-go prints under an error (dots up to the column, then ``^``)."""
+    """The two snippet lines cel-go prints under an error (``common.Error.ToDisplayString``): the
+    source line with tabs as spaces, then a dot per character up to the column and ``^``; a
+    character of more than one UTF-8 byte is drawn as a full-width dot or caret."""
     lines = expression.split("\n")
     if not 1 <= line <= len(lines):
         return []
-    source = lines[line - 1]
-    return [f" | {source}", " | " + "." * (column - 1) + "^"]
+    source = lines[line - 1].replace("\t", " ")
+    if len(source.encode("utf-8", "surrogatepass")) > _MAX_SNIPPET_BYTES:
+        return []
+    marks = ["\uff0e" if ord(char) > 0x7F else "." for char in source[: max(column - 1, 0)]]
+    under = source[column - 1 : column] if column >= 1 else ""
+    marks.append("\uff3e" if under and ord(under) > 0x7F else "^")
+    return [f" | {source}", " | " + "".join(marks)]
 
 
 _CPP_CALL = r"^(?:\((?P<target>[^()]*)\)\.)?(?P<name>[^(]+)\((?P<args>.*)\)$"

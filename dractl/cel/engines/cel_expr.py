@@ -13,7 +13,7 @@ import datetime
 import functools
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cel_expr_python import cel
@@ -28,12 +28,21 @@ from google.protobuf import (
 
 from dractl.cel import messages, named_formats, network, regex, urls
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
-from dractl.cel.ast import CelType, CheckedAst, Expr, Rename, decode_checked, rename_calls
+from dractl.cel.ast import (
+    CelType,
+    CheckedAst,
+    Expr,
+    Rename,
+    decode_checked,
+    decode_parsed,
+    rename_calls,
+)
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines import cel_expr_operands
+from dractl.cel.engines import cel_expr_errors, cel_expr_operands
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
+from dractl.cel.functions import declared_functions
 from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
 from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
 from dractl.cel.source_map import expression_line_column
@@ -527,6 +536,37 @@ def _ordering_declarations() -> list[Any]:
                       for left, left_kind in numbers for right, right_kind in numbers if left != right]
         decls.append(cel.FunctionDecl(function, overloads))
     return decls
+
+
+def _probe_declaration(probe: cel_expr_errors.Probe, number: int) -> Any:
+    """An overload of ``probe.function`` with the probe's parameter types (a type parameter of
+    its own for a parameter of any type)."""
+    params = [T(f"~P{index}") if param is None else _binding_type(param) for index, param in enumerate(probe.params)]
+    return cel.FunctionDecl(probe.function, [cel.Overload(f"dractl_probe_{number}", T.DYN, params,
+                                                          is_member=probe.member)])
+
+
+_BINDING_TYPES = {"int": T.INT, "uint": T.UINT, "double": T.DOUBLE, "bool": T.BOOL, "string": T.STRING,
+                  "bytes": T.BYTES, "null_type": T.NULL, "dyn": T.DYN, "google.protobuf.Timestamp": T.TIMESTAMP,
+                  "google.protobuf.Duration": T.DURATION, "any": T("google.protobuf.Any")}
+
+
+def _binding_type(spelling: str) -> Any:
+    """A type as cel-cpp's messages spell it (``list(T%1)``, ``optional_type(int)``) → the binding's."""
+    spelling = spelling.strip()
+    if spelling.startswith("T%"):
+        return T(f"~T{spelling[2:]}")
+    head, paren, rest = spelling.partition("(")
+    if not paren:
+        return _BINDING_TYPES.get(spelling) or T(spelling)
+    params = [_binding_type(part) for part in cel_expr_errors.split_arguments(rest[:-1])]
+    if head == "list":
+        return T.List(params[0])
+    if head == "map":
+        return T.Map(params[0], params[1])
+    if head == "type":
+        return T.Type(params[0])
+    return T.AbstractType(head, params)
 
 
 def _map_insert_entry(target: Any, key: Any, value: Any) -> dict[Any, Any]:
@@ -1407,7 +1447,10 @@ class CelExprEngine:
                     self._checkers[key] = checker
         return checker
 
-    def _new_checker(self, environment: Environment) -> Any:
+    def _new_checker(self, environment: Environment, probes: Sequence[cel_expr_errors.Probe] = (),
+                     unknown_variables: Sequence[str] = ()) -> Any:
+        """The checker for ``environment``; the probes and variables of any type are declared
+        only to learn the types of an expression that does not compile (cel_expr_errors)."""
         pool = self._pools[environment.allow_multiple_allocations_field]
         attribute_type = T.DYN if environment.list_type_attributes else T("google.protobuf.Any")
         extensions: list[Any] = []
@@ -1421,6 +1464,8 @@ class CelExprEngine:
         if "cross-type-numeric-comparisons" in environment.libraries:
             declarations += _ordering_declarations()
         extensions.append(cel.CelExtension("kubernetes", declarations))
+        if probes:
+            extensions.append(cel.CelExtension("dractl-probe", [_probe_declaration(p, i) for i, p in enumerate(probes)]))
         return cel.NewEnv(
             pool,
             config=_extension_config(environment.libraries, checker=True),
@@ -1428,6 +1473,7 @@ class CelExprEngine:
                 "device": T("kubernetes.DRADevice"),
                 "device.attributes": T.Map(T.STRING, T.Map(T.STRING, attribute_type)),
                 "device.capacity": T.Map(T.STRING, T.Map(T.STRING, T("kubernetes.Quantity"))),
+                **{name: T.DYN for name in unknown_variables},
             },
             extensions=extensions,
         )
@@ -1439,14 +1485,7 @@ class CelExprEngine:
         try:
             checked = checker.compile(source)
         except RuntimeError as exc:
-            issues = messages.parse_issues(str(exc), expression)
-            if source != expression:  # snippets of the author's text
-                issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err, _ in issues]
-            if not issues:
-                raise CelCompileError(f"compilation failed: {messages.strip_status(str(exc))}",
-                                      [CelError(messages.strip_status(str(exc)))]) from None
-            raise CelCompileError("compilation failed: " + messages.format_issues(issues),
-                                  [err for err, _ in issues]) from None
+            raise self._compile_error(str(exc), expression, source, environment) from None
         output_type = _output_type_name(checked.return_type())
         serialized = checked.serialize()
         ast = decode_checked(serialized)
@@ -1459,6 +1498,28 @@ class CelExprEngine:
         program.expression = expression
         program.serialized = serialized  # the tree as the engine wrote it (dractl.cel.compile_store)
         return program
+
+    def _compile_error(self, report: str, expression: str, source: str, environment: Environment) -> CelCompileError:
+        """cel-cpp's failure to compile ``source`` (the engine's spelling of ``expression``, of the
+        same length) as upstream reports it."""
+        try:
+            parsed: CheckedAst | None = decode_parsed(self._checker(environment).compile(source, disable_check=True)
+                                                      .serialize())
+        except RuntimeError:
+            parsed = None
+
+        def check(probes: Sequence[cel_expr_errors.Probe], variables: Sequence[str]) -> CheckedAst | None:
+            try:
+                return decode_checked(self._new_checker(environment, probes, variables).compile(source).serialize())
+            except RuntimeError:
+                return None
+
+        errors = cel_expr_errors.upstream_errors(report, expression, parsed, declared_functions(environment), check)
+        if not errors:
+            detail = messages.strip_status(report)
+            return CelCompileError(f"compilation failed: {detail}", [CelError(detail)])
+        issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err in errors]
+        return CelCompileError("compilation failed: " + messages.format_issues(issues), errors)
 
     @staticmethod
     def expression_text(program: _CelExprProgram) -> str:
@@ -1705,20 +1766,24 @@ def _split_type_arguments(text: str) -> list[str]:
     return parts
 
 
-def cel_go_type_name(binding_name: str) -> str:
-    """The binding's ``LIST<INT>`` spelling → cel-go's ``list(int)``."""
+def cel_go_type_name(binding_name: str, any_name: str = "any") -> str:
+    """The binding's ``LIST<INT>`` spelling → cel-go's ``list(int)``; ``any_name`` names
+    google.protobuf.Any inside another type."""
     name = binding_name.strip()
     if name in _SIMPLE_TYPE_NAMES:
         return _SIMPLE_TYPE_NAMES[name]
     head, sep, rest = name.partition("<")
     if sep and rest.endswith(">"):
-        arguments = ", ".join(cel_go_type_name(a) for a in _split_type_arguments(rest[:-1]))
+        arguments = ", ".join(any_name if a == "ERROR" else cel_go_type_name(a, any_name)
+                              for a in _split_type_arguments(rest[:-1]))
         return f"{_GENERIC_TYPE_NAMES.get(head, head)}({arguments})"
     return name
 
 
 def _output_type_name(kind: Any) -> str:
-    return cel_go_type_name(kind.name())
+    """The selector's type as the DRA compiler names it (``Type.String()``): an attribute value
+    is ``any`` (which it accepts), but ``google.protobuf.Any`` inside another type."""
+    return cel_go_type_name(kind.name(), "google.protobuf.Any")
 
 
 def create_engine() -> CelExprEngine:

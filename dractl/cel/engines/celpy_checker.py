@@ -31,11 +31,11 @@ from dractl.cel.engines.celpy_syntax import (
     _min_cost,
     _regex_ok,
     ast_literal_string,
-    declared_functions,
     simplify,
 )
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelError
+from dractl.cel.functions import declared_functions
 from dractl.cel.regex import go_regexp_error
 
 

@@ -2,11 +2,11 @@
 
 :func:`simplify` turns cel-python's lark tree into :class:`Node` objects positioned as cel-go
 positions its expressions (a call at its "(", a selection at its ".", an operator at its symbol),
-with macros, ``cel.bind``, ``has`` and namespaced functions recognised. The environment's
-function names per library (:func:`declared_functions`), the macros and their libraries live here;
-the type checker over these nodes is :mod:`dractl.cel.engines.celpy_checker`. :func:`_min_cost`
-computes a lower bound of the evaluation cost where ranges are list literals, so expressions that
-upstream always cancels are cancelled without running them.
+with macros, ``cel.bind``, ``has`` and namespaced functions recognised. The macros and their
+libraries live here (the function names per library in :mod:`dractl.cel.functions`); the type
+checker over these nodes is :mod:`dractl.cel.engines.celpy_checker`. :func:`_min_cost` computes
+a lower bound of the evaluation cost where ranges are list literals, so expressions that upstream
+always cancels are cancelled without running them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from typing import Any
 
 import lark
 
-from dractl.cel.environment import Environment
-from dractl.cel.formats import FORMATS
+from dractl.cel.functions import NAMESPACED_FUNCTIONS
 
 #: Comprehension macros: per number of arguments, how many of them name variables.
 MACROS: dict[str, dict[int, int]] = {
@@ -36,40 +35,6 @@ _VARIABLE_ERRORS = {"sortBy": "argument is not an identifier",
                     "optMap": "optMap() variable name must be a simple identifier",
                     "optFlatMap": "optFlatMap() variable name must be a simple identifier"}
 
-#: Functions whose name has a namespace (``optional.of(x)``, ``sets.contains(a, b)``).
-NAMESPACED_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "optional.unwrap",
-                                  "lists.range", "sets.contains", "sets.equivalent", "sets.intersects",
-                                  "ip.isCanonical", "strings.quote", "format.named",
-                                  *(f"format.{name}" for name in FORMATS)})
-_OPTIONAL_FUNCTIONS = frozenset({"optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "orValue",
-                                 "value", "or"})
-#: Functions of the standard environment every selector may call.
-_STANDARD = frozenset({
-    "size", "int", "uint", "double", "string", "bool", "bytes", "dyn", "type", "matches", "startsWith",
-    "endsWith", "contains", "duration", "timestamp", "getDate", "getDayOfMonth", "getDayOfWeek",
-    "getDayOfYear", "getFullYear", "getMonth", "getHours", "getMilliseconds", "getMinutes", "getSeconds",
-})
-_LIBRARY_FUNCTIONS: dict[str, frozenset[str]] = {
-    "quantity": frozenset({"quantity", "isQuantity", "sign", "asInteger", "isInteger", "asApproximateFloat",
-                           "add", "sub", "isGreaterThan", "isLessThan", "compareTo"}),
-    "semver": frozenset({"semver", "isSemver", "major", "minor", "patch", "isGreaterThan", "isLessThan",
-                         "compareTo"}),
-    "regex": frozenset({"find", "findAll"}),
-    "k8s-lists": frozenset({"sum", "min", "max", "isSorted", "indexOf", "lastIndexOf"}),
-    "ext-lists": frozenset({"slice", "flatten", "sort", "distinct", "reverse", "lists.range"}),
-    "optionals": frozenset({"first", "last", "unwrapOpt", "optional.unwrap"}),
-    "sets": frozenset({"sets.contains", "sets.equivalent", "sets.intersects"}),
-    "strings-v2": frozenset({"strings.quote"}),
-    "urls": frozenset({"url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
-                       "getQuery"}),
-    "ip": frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
-                     "isLinkLocalUnicast", "isGlobalUnicast"}),
-    "format": frozenset({"format.named", "validate", *(f"format.{name}" for name in FORMATS)}),
-    "cidr": frozenset({"cidr", "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked", "ip"}),
-}
-#: cel-go's string extension (version 2 and later), declared in every DRA environment.
-STRING_EXTENSION = frozenset({"charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace",
-                              "split", "substring", "trim", "join", "format"})
 #: Declared upstream but not evaluated by the cel-python engine.
 UNSUPPORTED: frozenset[str] = frozenset()
 #: Names of types usable as values (``type(x) == int``), with the library that declares them.
@@ -83,18 +48,6 @@ _ARITHMETIC = {"addition_add": "_+_", "addition_sub": "_-_", "multiplication_mul
                "multiplication_div": "_/_", "multiplication_mod": "_%_"}
 _RELATIONS = {"relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
               "relation_eq": "_==_", "relation_ne": "_!=_", "relation_in": "@in"}
-def declared_functions(environment: Environment) -> frozenset[str]:
-    names = set(_STANDARD) | STRING_EXTENSION
-    for library, functions in _LIBRARY_FUNCTIONS.items():
-        if library in environment.libraries:
-            names |= functions
-    if environment.includes_function:
-        names.add("includes")
-    if "optionals" in environment.libraries:
-        names |= _OPTIONAL_FUNCTIONS
-    return frozenset(names)
-
-
 @dataclass
 class Node:
     """One node of the simplified tree; ``line``/``column`` are 1-based like cel-go's."""
