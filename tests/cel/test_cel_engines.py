@@ -148,6 +148,15 @@ ROWS: list[tuple[str, object]] = [
     # the Kubernetes lists library on durations and timestamps
     ("[duration('1h'), duration('1s')].min() == duration('1s')", True),
     ("[timestamp('2024-01-01T00:00:00Z'), timestamp('2025-01-01T00:00:00Z')].max().getFullYear() == 2025", True),
+    # a duration's getMilliseconds() is the whole duration (Go's Duration.Milliseconds), a
+    # timestamp's the milliseconds within its second
+    ("duration('1h30m').getMilliseconds() == 5400000", True),
+    ("duration('-1.5s').getMilliseconds() == -1500", True),
+    ("duration('-999999ns').getMilliseconds() == 0", True),
+    ("dyn(duration('1.5s')).getMilliseconds() == 1500", True),
+    ("dyn(timestamp('2024-01-01T00:00:01.5Z')).getMilliseconds() == 500", True),
+    ("timestamp('2024-01-01T00:00:01.5Z').getMilliseconds() == 500", True),
+    (f"{A}.model.getMilliseconds() == 1", ("runtime", "no such overload: getMilliseconds(string)")),
 ]
 
 # Rows an engine cannot do, with the reason; strict, so a row that starts passing is noticed.
@@ -155,6 +164,7 @@ GAPS: dict[str, dict[str, str]] = {
     DEFAULT_ENGINE: {
     },
     FALLBACK_ENGINE: {
+        f"{A}.model.getMilliseconds() == 1": "the runtime text names neither the function nor the argument type",
     },
 }
 

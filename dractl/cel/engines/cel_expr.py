@@ -1193,6 +1193,31 @@ _LISTS_RANGE = cel.FunctionDecl("dractl.lists.range", [
     cel.Overload("dractl_lists_range", T.DYN, [T.DYN], impl=_lists_range)])
 
 
+def _duration_milliseconds(value: datetime.timedelta) -> int:
+    """cel-go's ``getMilliseconds()`` of a duration is the whole duration in milliseconds,
+    truncated toward zero (Go's ``Duration.Milliseconds``); cel-cpp's is the milliseconds within
+    the second. cel-cpp hands the duration over truncated to microseconds, which leaves the
+    milliseconds as they are."""
+    micros = (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+    return abs(micros) // 1000 * (1 if micros >= 0 else -1)
+
+
+def _milliseconds_of_dyn(value: Any) -> int:
+    """``getMilliseconds()`` of a value whose type is known only at run time."""
+    if type(value) is datetime.timedelta:
+        return _duration_milliseconds(value)
+    if type(value) is datetime.datetime:
+        return value.microsecond // 1000
+    raise ValueError(_NO_SUCH_OVERLOAD)
+
+
+_DURATION_MILLISECONDS = cel.FunctionDecl("dractl.duration_milliseconds", [
+    cel.Overload("dractl_duration_milliseconds", T.INT, [T.DURATION], is_member=True, impl=_duration_milliseconds)])
+_DYN_MILLISECONDS = cel.FunctionDecl("dractl.dyn_milliseconds", [
+    cel.Overload("dractl_dyn_milliseconds", T.INT, [T.DYN], is_member=True,
+                 impl=_dispatch_error("getMilliseconds", _milliseconds_of_dyn))])
+
+
 _EQUALITY = cel.FunctionDecl("dractl.@equals", [
     cel.Overload("dractl_equals", T.BOOL, [T.DYN, T.DYN], impl=_go_equal)])
 _NOT_EQUAL = cel.FunctionDecl("dractl.@not_equals", [
@@ -1242,6 +1267,10 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
         name = node.name
         if name in _RUNTIME_NAMES:
             renames[node.id] = _RUNTIME_NAMES[name]
+        elif name == "getMilliseconds" and not node.args and "duration_to_milliseconds" in ast.overloads.get(node.id, []):
+            # cel-cpp's is the milliseconds within the second, cel-go's the whole duration's
+            only_duration = ast.overloads.get(node.id) == ["duration_to_milliseconds"]
+            renames[node.id] = "dractl.duration_milliseconds" if only_duration else "dractl.dyn_milliseconds"
         elif name.startswith("format.") or name == "validate":
             overloads = ast.overloads.get(node.id, [])
             if overloads == ["format-validate"]:
@@ -1430,7 +1459,7 @@ class CelExprEngine:
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
                                                           *_k8s_list_runtime(), *_network_runtime(),
                                                           *_strings_runtime(), *_format_runtime(),
-                                                          *_ORDERING_RUNTIME, _LISTS_RANGE,
+                                                          *_ORDERING_RUNTIME, _LISTS_RANGE, _DURATION_MILLISECONDS, _DYN_MILLISECONDS,
                                                           *cel_expr_operands.declarations(
                                                               token_type_name, _library_value, go_type_name,
                                                               _NETWORK_TEXT)])],
