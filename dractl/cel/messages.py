@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import zoneinfo
 
 from dractl.cel.errors import CelError
 
@@ -166,6 +165,8 @@ def time_zone_message(zone: str) -> str | None:
     if ":" not in zone:
         if zone in ("", "UTC", "Local"):
             return None
+        import zoneinfo  # (with sysconfig) only for a time zone argument
+
         try:
             zoneinfo.ZoneInfo(zone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):

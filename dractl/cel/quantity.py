@@ -7,9 +7,12 @@ decimal), because ``isInteger``/``asInteger`` depend on that shape and not only 
 
 from __future__ import annotations
 
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from dractl.records import Record
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE}'"
@@ -55,6 +58,8 @@ class Quantity(Record):
     # -- value ---------------------------------------------------------------------------
     @property
     def value(self) -> Fraction:
+        from fractions import Fraction  # (with decimal) only for quantities' exact values
+
         if self.exponent >= 0:
             return Fraction(self.unscaled * 10**self.exponent)
         return Fraction(self.unscaled, 10 ** (-self.exponent))
@@ -268,9 +273,16 @@ def parse_quantity(text: str) -> Quantity:
         divisor = 10 ** (_NANO - dec_exponent)
         unscaled = -(-unscaled // divisor)
         dec_exponent = _NANO
-    if fmt == "BinarySI" and Fraction(unscaled) * Fraction(10) ** dec_exponent > _INT64_MAX:
+    if fmt == "BinarySI" and _exceeds_int64(unscaled, dec_exponent):
         unscaled, dec_exponent = _INT64_MAX, 0
     return Quantity(-unscaled if negative else unscaled, dec_exponent, exact_int64=False)
+
+
+def _exceeds_int64(unscaled: int, dec_exponent: int) -> bool:
+    """Whether ``unscaled * 10**dec_exponent`` (unscaled >= 0) is above the int64 maximum."""
+    if dec_exponent >= 0:
+        return unscaled * 10**dec_exponent > _INT64_MAX
+    return unscaled > _INT64_MAX * 10 ** (-dec_exponent)
 
 
 def is_quantity(text: str) -> bool:
