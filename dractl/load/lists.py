@@ -19,21 +19,29 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.load.documents import Document
     from dractl.load.parse import Limits
 
 
-@dataclass(frozen=True)
-class Omit:
+class Omit(Record):
     """Parts of objects that a reader leaves out: keys of every object's ``metadata``, and
     top-level fields of the objects of one (apiVersion, kind)."""
 
-    metadata: frozenset[str] = frozenset()
-    fields: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    __slots__ = ("fields", "metadata")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        metadata: frozenset[str] = frozenset(),
+        fields: Mapping[tuple[str, str], frozenset[str]] | None = None,
+    ) -> None:
+        self.metadata = metadata
+        self.fields = {} if fields is None else fields
 
 
 def omit_parts(raw: Any, api_version: str, kind: str, omit: Omit) -> None:

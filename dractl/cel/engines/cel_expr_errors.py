@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from dractl.cel.ast import CelType, CheckedAst, Expr
 from dractl.cel.errors import CelError
 from dractl.cel.messages import ISSUE_HEAD, strip_status
 from dractl.cel.source_map import expression_index, expression_line_column
+from dractl.records import Record
 
 # Patterns as text, compiled on first use by re's cache: only expressions that fail need them.
 _CASCADE = "*error*"
@@ -53,15 +53,18 @@ _IDENT = r"[_a-zA-Z][_a-zA-Z0-9]*"
 _SPACE = r"(?:\s+|//[^\n]*)*"
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(Record):
     """An overload that lets a call cel-cpp rejects type-check: ``function`` (a ``member``
     function: the target is the first parameter) with parameters of the types cel-cpp's message
     names (in its spelling, ``T%1`` a type parameter), or of any type where a type is None."""
 
-    function: str
-    member: bool
-    params: tuple[str | None, ...]
+    __slots__ = ("function", "member", "params")
+    __hash__ = Record.value_hash
+
+    def __init__(self, function: str, member: bool, params: tuple[str | None, ...]) -> None:
+        self.function = function
+        self.member = member
+        self.params = params
 
 
 #: Checks the expression again with the probes' overloads declared, and the names (undeclared
@@ -205,15 +208,24 @@ def _leftmost_ident(node: Expr | None) -> Expr | None:
 # -- the translation -------------------------------------------------------------------------
 
 
-@dataclass
-class _Unmatched:
+class _Unmatched(Record):
     """A call cel-go resolves to a declared function none of whose overloads fits."""
 
-    node: Expr
-    function: str
-    member: bool
-    reported: CelError
-    hidden: Expr | None  # the namespace identifier cel-cpp reported as undeclared
+    __slots__ = ("function", "hidden", "member", "node", "reported")
+
+    def __init__(
+        self,
+        node: Expr,
+        function: str,
+        member: bool,
+        reported: CelError,
+        hidden: Expr | None,
+    ) -> None:
+        self.node = node
+        self.function = function
+        self.member = member
+        self.reported = reported
+        self.hidden = hidden  # the namespace identifier cel-cpp reported as undeclared
 
 
 def _unmatched_call(tree: _Tree, err: CelError, functions: frozenset[str]) -> _Unmatched | None:
@@ -372,16 +384,25 @@ def _no_overload(err: CelError, function: str, types: Sequence[str], member: boo
                     err.line, err.column)
 
 
-@dataclass
-class _Overload:
+class _Overload(Record):
     """A cel-cpp "found no matching overload" for a call: the second check gives its argument
     types as cel-go substitutes them (cel-cpp's message leaves type parameters unbound)."""
 
-    node: Expr
-    function: str
-    member: bool
-    reported: CelError
-    params: tuple[str, ...]
+    __slots__ = ("function", "member", "node", "params", "reported")
+
+    def __init__(
+        self,
+        node: Expr,
+        function: str,
+        member: bool,
+        reported: CelError,
+        params: tuple[str, ...],
+    ) -> None:
+        self.node = node
+        self.function = function
+        self.member = member
+        self.reported = reported
+        self.params = params
 
 
 def _failed_overload(tree: _Tree, err: CelError) -> _Overload | None:
