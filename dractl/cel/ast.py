@@ -7,7 +7,9 @@ directly (field numbers of ``cel.expr.CheckedExpr``), so no generated code is ne
 
 from __future__ import annotations
 
+import itertools
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from dractl.records import Record
@@ -470,8 +472,14 @@ def _expr_id(data: bytes) -> int:
 _TRUE_CONSTANT = _encode([(2, 0, 1)])  # cel.expr.Constant{bool_value: true}
 
 
+#: A rewrite of one node: its encoded ``Expr`` (children already rewritten) and a source of
+#: fresh ids → the encoded ``Expr`` that takes its place.
+Wrap = Callable[[bytes, Callable[[], int]], bytes]
+
+
 def _rename_in_expr(data: bytes, renames: dict[int, Rename], dropped: frozenset[int] = frozenset(),
-                    true_ids: frozenset[int] = frozenset()) -> bytes:
+                    true_ids: frozenset[int] = frozenset(), wraps: dict[int, Wrap] | None = None,
+                    fresh: Callable[[], int] | None = None) -> bytes:
     fields = _fields(data)
     expr_id = next((_signed(v) for n, _w, v in fields if n == 2), 0)
     if expr_id in true_ids:
@@ -480,46 +488,119 @@ def _rename_in_expr(data: bytes, renames: dict[int, Rename], dropped: frozenset[
     for number, wire, value in fields:
         kind = _EXPR_KINDS.get(number)
         if kind is not None and wire == 2:
-            value = _rename_in_message(kind, value, renames, expr_id, dropped, true_ids)
+            value = _rename_in_message(kind, value, renames, expr_id, dropped, true_ids, wraps, fresh)
             rename = renames.get(expr_id)
             if kind == "call" and isinstance(rename, tuple):
                 inner = _encode([(2, 0, rename[2] % 2**64), (6, 2, value)])
                 value = _encode([(2, 2, rename[0].encode()), (3, 2, inner)])
         out.append((number, wire, value))
-    return _encode(out)
+    encoded = _encode(out)
+    if wraps and expr_id in wraps and fresh is not None:
+        return wraps[expr_id](encoded, fresh)
+    return encoded
 
 
 def _rename_in_message(kind: str, data: bytes, renames: dict[int, Rename], expr_id: int,
-                       dropped: frozenset[int], true_ids: frozenset[int]) -> bytes:
+                       dropped: frozenset[int], true_ids: frozenset[int], wraps: dict[int, Wrap] | None = None,
+                       fresh: Callable[[], int] | None = None) -> bytes:
     out: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(data):
         if kind == "struct" and number == 2:
             if dropped and any(n == 3 and _expr_id(v) in dropped for n, _w, v in _fields(value)):
                 continue
-            value = _rename_in_message("entry", value, renames, expr_id, dropped, true_ids)
+            value = _rename_in_message("entry", value, renames, expr_id, dropped, true_ids, wraps, fresh)
         elif kind == "call" and number == 2 and expr_id in renames:
             rename = renames[expr_id]
             value = (rename[1] if isinstance(rename, tuple) else rename).encode()
         elif number in _EXPR_FIELDS.get(kind, ()):
-            value = _rename_in_expr(value, renames, dropped, true_ids)
+            value = _rename_in_expr(value, renames, dropped, true_ids, wraps, fresh)
         out.append((number, wire, value))
     return _encode(out)
 
 
 def rename_calls(serialized: bytes, renames: dict[int, Rename], dropped_keys: frozenset[int] = frozenset(),
-                 true_ids: frozenset[int] = frozenset()) -> bytes:
+                 true_ids: frozenset[int] = frozenset(), wraps: dict[int, Wrap] | None = None,
+                 first_fresh_id: int = 1 << 40) -> bytes:
     """``serialized`` (as ``decode_checked`` takes it) with the function of each call whose id is
     a key of ``renames`` replaced as its value says, without the map literal entries whose key
-    expression's id is in ``dropped_keys``, and with the expressions whose id is in ``true_ids``
-    replaced by the constant ``true``."""
-    if not renames and not dropped_keys and not true_ids:
+    expression's id is in ``dropped_keys``, with the expressions whose id is in ``true_ids``
+    replaced by the constant ``true``, and each node whose id is a key of ``wraps`` replaced by
+    what its wrap makes of it (new nodes get ids from ``first_fresh_id`` on)."""
+    if not renames and not dropped_keys and not true_ids and not wraps:
         return serialized
+    counter = itertools.count(first_fresh_id)
+
+    def fresh() -> int:
+        return next(counter)
+
     outer: list[tuple[int, int, Any]] = []
     for number, wire, value in _fields(serialized):
         if number == 2:
             checked: list[tuple[int, int, Any]] = []
             for n, w, v in _fields(value):
-                checked.append((n, w, _rename_in_expr(v, renames, dropped_keys, true_ids) if n == 4 else v))
+                checked.append((n, w, _rename_in_expr(v, renames, dropped_keys, true_ids, wraps, fresh)
+                                if n == 4 else v))
             value = _encode(checked)
         outer.append((number, wire, value))
     return _encode(outer)
+
+
+# -- building expressions (cel.expr.Expr) ------------------------------------------------------
+
+
+def build_ident(fresh: Callable[[], int], name: str) -> bytes:
+    return _encode([(2, 0, fresh()), (4, 2, _encode([(1, 2, name.encode())]))])
+
+
+def build_string(fresh: Callable[[], int], text: str) -> bytes:
+    return _encode([(2, 0, fresh()), (3, 2, _encode([(6, 2, text.encode())]))])
+
+
+def build_bool(fresh: Callable[[], int], value: bool) -> bytes:
+    return _encode([(2, 0, fresh()), (3, 2, _encode([(2, 0, int(value))]))])
+
+
+def build_call(fresh: Callable[[], int], function: str, *args: bytes, target: bytes | None = None) -> bytes:
+    fields: list[tuple[int, int, Any]] = [] if target is None else [(1, 2, target)]
+    fields.append((2, 2, function.encode()))
+    fields += [(3, 2, arg) for arg in args]
+    return _encode([(2, 0, fresh()), (6, 2, _encode(fields))])
+
+
+def build_bind(fresh: Callable[[], int], name: str, value: bytes, body: bytes) -> bytes:
+    """``body`` with ``name`` bound to ``value``, evaluated once and before ``body`` (a
+    comprehension over an empty list, as ``cel.bind`` expands, but not recognised as one: cel-cpp
+    evaluates a ``cel.bind`` variable lazily)."""
+    empty = _encode([(2, 0, fresh()), (7, 2, b"")])
+    comprehension = _encode([
+        (1, 2, b"@dractl.unused"), (2, 2, empty), (3, 2, name.encode()), (4, 2, value),
+        (5, 2, build_bool(fresh, False)), (6, 2, build_ident(fresh, name)), (7, 2, body)])
+    return _encode([(2, 0, fresh()), (9, 2, comprehension)])
+
+
+def call_operand(expr: bytes, position: int) -> bytes:
+    """The target (``position`` -1) or argument ``position`` of the encoded call ``expr``."""
+    call = next(v for n, _w, v in _fields(expr) if n == 6)
+    if position < 0:
+        return next(v for n, _w, v in _fields(call) if n == 1)
+    return [v for n, _w, v in _fields(call) if n == 3][position]
+
+
+def replace_call_operand(expr: bytes, position: int, operand: bytes) -> bytes:
+    """The encoded call ``expr`` with its target (``position`` -1) or argument ``position`` replaced."""
+    out: list[tuple[int, int, Any]] = []
+    for number, wire, value in _fields(expr):
+        if number == 6:
+            fields: list[tuple[int, int, Any]] = []
+            index = 0
+            for n, w, v in _fields(value):
+                if n == 1 and position < 0:
+                    v = operand
+                elif n == 3:
+                    if index == position:
+                        v = operand
+                    index += 1
+                fields.append((n, w, v))
+            value = _encode(fields)
+        out.append((number, wire, value))
+    return _encode(out)

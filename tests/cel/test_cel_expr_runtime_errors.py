@@ -64,6 +64,25 @@ ROWS: list[tuple[str, object]] = [
     ('dyn(1).isSorted()', ('runtime', 'no such overload: isSorted(int)')),
     ("[dyn(1), dyn('a')].sum() > 0", ('runtime', 'no such overload')),
     ('device.attributes["gpu.example.com"].cores.startsWith("a")', ('runtime', 'no such overload')),
+    # panics in cel-go's cost trackers and map hashing end the whole evaluation: an || or && around
+    # the failing step does not absorb them
+    ('device.attributes["gpu.example.com"].tags.distinct().size() > 0 || true', ('runtime', 'internal error: interface conversion: *types.Err is not traits.Lister: missing method Add')),
+    ('true || device.attributes["gpu.example.com"].tags.distinct().size() > 0', True),
+    ('device.attributes["gpu.example.com"].cores.distinct().size() > 0', ('runtime', 'internal error: interface conversion: types.Int is not traits.Lister: missing method Contains')),
+    ('device.attributes["gpu.example.com"].model.distinct().size() > 0', ('runtime', 'internal error: interface conversion: types.String is not traits.Lister: missing method Contains')),
+    ('device.attributes["gpu.example.com"].driverVersion.distinct().size() > 0', ('runtime', 'internal error: interface conversion: cel.Semver is not traits.Lister: missing method Add')),
+    ("dyn({'a': 1}).distinct().size() > 0", ('runtime', 'internal error: interface conversion: *types.baseMap is not traits.Lister: missing method Add')),
+    ('dyn(null).distinct().size() > 0', ('runtime', 'internal error: interface conversion: types.Null is not traits.Lister: missing method Add')),
+    ("dyn(quantity('1')).distinct().size() > 0", ('runtime', 'internal error: interface conversion: cel.Quantity is not traits.Lister: missing method Add')),
+    ('[int(device.attributes["gpu.example.com"].tags)].sort().size() > 0', ('runtime', 'internal error: interface conversion: *types.Err is not traits.Lister: missing method Add')),
+    ('[1, 2].sortBy(x, 1 / (x - 1)).size() > 0 || true', ('runtime', 'internal error: interface conversion: *types.Err is not traits.Lister: missing method Add')),
+    ('[1].flatten(dyn(1u)).size() > 0 || true', ('runtime', 'internal error: interface conversion: ref.Val is types.Uint, not types.Int')),
+    ('[1].flatten(device.attributes["gpu.example.com"].model).size() > 0', ('runtime', 'internal error: interface conversion: ref.Val is types.String, not types.Int')),
+    ('[1, 2].flatten(device.attributes["gpu.example.com"].tags) == [1]', ('runtime', 'internal error: interface conversion: ref.Val is *types.Err, not types.Int')),
+    ('[[1], [2]].flatten(device.attributes["gpu.example.com"].cores - 6) == [1, 2] && [1, 2, 2].distinct() == [1, 2] && [3, 1].sort() == [1, 3]', True),
+    ('device.attributes["gpu.example.com"].driverVersion in [1, 2] || true', ('runtime', 'internal error: runtime error: hash of unhashable type cel.Semver')),
+    ('{device.attributes["gpu.example.com"].driverVersion: 1}.size() > 0 || true', ('runtime', 'internal error: runtime error: hash of unhashable type cel.Semver')),
+    ('{device.attributes["gpu.example.com"].model: 1}.size() > 0', True),
 ]
 
 

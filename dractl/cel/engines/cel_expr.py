@@ -39,7 +39,7 @@ from dractl.cel.ast import (
 )
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines import cel_expr_errors, cel_expr_operands
+from dractl.cel.engines import cel_expr_errors, cel_expr_operands, cel_expr_panics
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.functions import declared_functions
@@ -486,6 +486,27 @@ _TIME_ZONE_ACCESSORS = frozenset({
     "getSeconds", "getMilliseconds"})
 
 
+class _PanickingProgram(_CelExprProgram):
+    """A program with a step that panics in cel-go (see cel_expr_panics): a panic recorded
+    while it ran is the answer, whatever the evaluation made of the error."""
+
+    __slots__ = ()
+
+    def evaluate(self, device: CelDevice) -> Any:
+        cel_expr_panics.take()
+        try:
+            result = super().evaluate(device)
+        except CelRuntimeError:
+            panic = cel_expr_panics.take()
+            if panic is not None:
+                raise CelRuntimeError(f"internal error: {panic}") from None
+            raise
+        panic = cel_expr_panics.take()
+        if panic is not None:
+            raise CelRuntimeError(f"internal error: {panic}")
+        return result
+
+
 class _NonBool:
     """A result that is not a bool; the caller words the error as upstream does."""
 
@@ -667,9 +688,11 @@ def _go_in(item: Any, container: Any) -> bool:
 
 
 def _go_in_constant_list(item: Any, container: Any) -> bool:
-    # cel-go looks a literal list up as a hash set, and library values do not hash.
+    # cel-go looks a literal list up as a hash set, and library values do not hash: a panic
     if _library_value(item):
-        raise ValueError(f"internal error: runtime error: hash of unhashable type {_GO_TYPES[item[0]]}")
+        message = f"runtime error: hash of unhashable type {_GO_TYPES[item[0]]}"
+        cel_expr_panics.record(message)
+        raise ValueError(f"internal error: {message}")
     return _go_in(item, container)
 
 
@@ -1460,6 +1483,7 @@ class CelExprEngine:
                                                           *_k8s_list_runtime(), *_network_runtime(),
                                                           *_strings_runtime(), *_format_runtime(),
                                                           *_ORDERING_RUNTIME, _LISTS_RANGE, _DURATION_MILLISECONDS, _DYN_MILLISECONDS,
+                                                          *cel_expr_panics.DECLARATIONS,
                                                           *cel_expr_operands.declarations(
                                                               token_type_name, _library_value, go_type_name,
                                                               _NETWORK_TEXT)])],
@@ -1519,11 +1543,16 @@ class CelExprEngine:
         serialized = checked.serialize()
         ast = decode_checked(serialized)
         _refuse_private_type_names(ast, expression)
-        runtime = self._runtime_env.deserialize(rename_calls(serialized, _runtime_renames(ast), _shadowed_map_keys(ast),
-                                                                _always_true(ast)))
+        renames = _runtime_renames(ast)
+        guards = cel_expr_panics.guards(ast.root, ast.overloads,
+                                        lambda key: _may_hold_library_value(ast.types.get(key.id)))
+        runtime = self._runtime_env.deserialize(rename_calls(
+            serialized, renames, _shadowed_map_keys(ast), _always_true(ast), guards,
+            first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1))
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
-        program = _CelExprProgram(self, runtime, output_type, environment.list_type_attributes, ast,
-                                  estimate.max, estimate.min)
+        # Only a program that can panic as cel-go does looks for a recorded panic.
+        kind = _PanickingProgram if guards or "dractl.@in_constant_list" in renames.values() else _CelExprProgram
+        program = kind(self, runtime, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)
         program.expression = expression
         program.serialized = serialized  # the tree as the engine wrote it (dractl.cel.compile_store)
         return program
