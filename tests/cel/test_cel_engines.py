@@ -157,6 +157,11 @@ ROWS: list[tuple[str, object]] = [
     ("dyn(timestamp('2024-01-01T00:00:01.5Z')).getMilliseconds() == 500", True),
     ("timestamp('2024-01-01T00:00:01.5Z').getMilliseconds() == 500", True),
     (f"{A}.model.getMilliseconds() == 1", ("runtime", "no such overload: getMilliseconds(string)")),
+    # flatten() is declared for a list of lists, flatten(depth) for any list
+    ("[true, false].flatten().size() == 1", ("compile", "found no matching overload for 'flatten' applied to 'list(bool).()'")),
+    ("[[1], [2, 3]].flatten().size() == 3", True),
+    ("[true].flatten(1).size() == 1", True),
+    (f"[{A}.cores].flatten(1).size() == 1", True),
 ]
 
 # Rows an engine cannot do, with the reason; strict, so a row that starts passing is noticed.

@@ -1461,6 +1461,29 @@ def _refuse_private_type_names(ast: CheckedAst, expression: str) -> None:
         raise CelCompileError("compilation failed: " + messages.format_issues(issues), [err])
 
 
+#: Element types a list may have for cel-go's ``flatten()`` (declared for ``list(list(T))``):
+#: lists, and types a list is assignable to.
+_FLATTENABLE_ELEMENTS = frozenset({"list", "dyn", "any", "type_param", "error"})
+
+
+def _refuse_flatten_of_flat_lists(ast: CheckedAst, expression: str) -> None:
+    """cel-go declares ``flatten()`` for a list of lists only (``flatten(depth)`` for any list);
+    cel-cpp's takes every list, so ``[true, false].flatten()`` compiles there and not upstream."""
+    for node in ast.root.walk():
+        if node.kind != "call" or node.name != "flatten" or node.args or node.operand is None:
+            continue
+        if ast.overloads.get(node.id) != ["list_flatten"]:
+            continue
+        target = ast.type_of(node.operand)
+        if target.kind != "list" or not target.params or target.params[0].kind in _FLATTENABLE_ELEMENTS:
+            continue
+        line, column = expression_line_column(expression, ast.positions.get(node.id, 0))
+        err = CelError(f"found no matching overload for 'flatten' applied to "
+                       f"'{cel_expr_errors.go_type_name(target)}.()'", line, column)
+        raise CelCompileError("compilation failed: " + messages.format_issues(
+            [(err, messages.snippet_for(expression, line, column))]), [err])
+
+
 class CelExprEngine:
     name = ENGINE_NAME
     #: Every library of upstream's environment is declared here (see unsupported.py).
@@ -1543,6 +1566,7 @@ class CelExprEngine:
         serialized = checked.serialize()
         ast = decode_checked(serialized)
         _refuse_private_type_names(ast, expression)
+        _refuse_flatten_of_flat_lists(ast, expression)
         renames = _runtime_renames(ast)
         guards = cel_expr_panics.guards(ast.root, ast.overloads,
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
