@@ -232,6 +232,8 @@ def _convert(function: str, value: Any) -> Any:
         from dractl.cel.validators import duration_literal_ok
 
         return NOT_CONSTANT if duration_literal_ok(value) else (_conversion_error("string", "duration"),)
+    elif function == "duration" and kind == "int":
+        return (_conversion_error("int", "duration"),)  # declared, but cel-go's Int converts to no duration
     return (f"no such overload: {function}({kind})",)
 
 

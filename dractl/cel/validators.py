@@ -92,7 +92,7 @@ def timestamp_seconds_ok(seconds: int) -> bool:
 # the call's first argument not counting a member call's target (so ``matches(a, b)`` checks
 # ``a``, as cel-go does).
 _FORMAT_CHECKS = (
-    ("duration", duration_literal_ok, None),
+    ("duration", duration_literal_ok, lambda _seconds: False),  # cel-go converts no int to a duration
     ("timestamp", timestamp_literal_ok, timestamp_seconds_ok),
     ("matches", _regex_ok, None),
 )

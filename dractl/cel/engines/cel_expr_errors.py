@@ -480,10 +480,17 @@ def upstream_errors(report: str, expression: str, parsed: CheckedAst | None, fun
             node = tree.at(err, "ident", namespace.group(1)) if namespace else None
             if node is not None and node.id in hidden:
                 taken.add(id(err))  # the namespace of a function cel-go resolved
+    # cel-cpp goes on to report calls whose operand failed to type-check ("... '*error*' ...");
+    # cel-go's checker takes its error type for any type, but not list(!error!) for a bool.
+    cascade = {id(err) for err in errors if _CASCADE in err.message and not _logical(err)}
+    if len(cascade) == len(errors):
+        cascade = set()
     for err in errors:
-        if id(err) not in taken:
+        if id(err) not in taken and id(err) not in cascade:
             found.extend(_reworded(err, tree))
-    # cel-cpp goes on to report expressions whose operand failed to type-check ("... '*error*'
-    # ..."); cel-go's checker does not.
-    real = [err for err in found if _CASCADE not in err.message and "!error!" not in err.message] or found
-    return sorted(real, key=lambda e: (e.line, e.column))
+    return sorted(found, key=lambda e: (e.line, e.column))
+
+
+def _logical(err: CelError) -> bool:
+    overload = re.match(_NO_OVERLOAD, err.message)
+    return overload is not None and overload.group(1) in _LOGICAL
