@@ -20,10 +20,11 @@ _QUALIFIED_NAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE = "(" + _QUALIFIED_NAME + ")?"
 _QUALIFIED_NAME_MESSAGE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
                            "an alphanumeric character")
+# Patterns as text, compiled on first use by re's cache: only selectors that use a format need them.
 # strfmt's base64 pattern: at least one quantum, so the empty string is not valid.
-_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})\Z")
-_UUID = re.compile(r"(?i)(^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)|(^[0-9a-f]{32}$)")
-_DATETIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})\Z")
+_BASE64 = r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})\Z"
+_UUID = r"(?i)(^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)|(^[0-9a-f]{32}$)"
+_DATETIME = r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})\Z"
 
 
 def _regex_error(message: str, pattern: str, *examples: str) -> str:
@@ -39,13 +40,13 @@ def _max_length(limit: int) -> str:
 
 
 def _matcher(pattern: str, message: str, limit: int, *examples: str) -> Callable[[str], list[str]]:
-    compiled = re.compile(pattern + r"\Z")
+    whole = pattern + r"\Z"
 
     def validate(value: str) -> list[str]:
         errors = []
         if len(value) > limit:
             errors.append(_max_length(limit))
-        if not compiled.match(value):
+        if not re.match(whole, value):
             errors.append(_regex_error(message, pattern, *examples))
         return errors
 
@@ -64,7 +65,7 @@ _dns1035_label = _matcher(_DNS1035_LABEL, "a DNS-1035 label must consist of lowe
 _label_value = _matcher(_LABEL_VALUE, "a valid label must be an empty string or consist of alphanumeric "
                         "characters, '-', '_' or '.', and must start and end with an alphanumeric character", 63,
                         "MyValue", "my_value", "12345")
-_QUALIFIED = re.compile(_QUALIFIED_NAME + r"\Z")
+_QUALIFIED = _QUALIFIED_NAME + r"\Z"
 
 
 def _prefix(validate: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
@@ -94,7 +95,7 @@ def _qualified_name(value: str) -> list[str]:
         errors.append("name part must be non-empty")
     elif len(name) > 63:
         errors.append(f"name part {_max_length(63)}")
-    if name and not _QUALIFIED.match(name):
+    if name and not re.match(_QUALIFIED, name):
         errors.append("name part " + _regex_error(_QUALIFIED_NAME_MESSAGE, _QUALIFIED_NAME, "MyName", "my.name",
                                                   "123-abc"))
     return errors
@@ -106,11 +107,11 @@ def _uri(value: str) -> list[str]:
 
 
 def _uuid(value: str) -> list[str]:
-    return [] if _UUID.search(value) else ["does not match the UUID format"]
+    return [] if re.search(_UUID, value) else ["does not match the UUID format"]
 
 
 def _byte(value: str) -> list[str]:
-    return [] if _BASE64.match(value) else ["invalid base64"]
+    return [] if re.match(_BASE64, value) else ["invalid base64"]
 
 
 def _date(value: str) -> list[str]:
@@ -124,7 +125,7 @@ def _date(value: str) -> list[str]:
 
 
 def _datetime(value: str) -> list[str]:
-    found = _DATETIME.match(value)
+    found = re.match(_DATETIME, value)
     try:
         if not found:
             raise ValueError(value)
