@@ -24,7 +24,6 @@ from .errors import ErrorType, FieldError, Topic, forbidden, render_value
 from .gates import DroppedField, drop_disabled_fields
 from .limits import Limits, limits_for
 from .meta import object_meta, template_object_meta
-from .slice import slice_spec
 
 KINDS = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice")
 ADMIN_ACCESS_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"
@@ -81,6 +80,8 @@ def validate(kind: str, data: dict[str, Any], features: Features) -> list[FieldE
             errs.extend(template_object_meta(spec.get("metadata"), ("spec", "metadata")))
             errs.extend(claim_spec(spec.get("spec"), ("spec", "spec"), features, limits))
     elif kind == "ResourceSlice":
+        from .slice import slice_spec  # the largest of the kinds' checks: imported for slices only
+
         errs = object_meta(
             metadata, namespaced=False, validate_generate_name=True, check_generation=False
         )
