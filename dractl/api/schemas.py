@@ -178,7 +178,9 @@ def compile_checker(
                 raise UnsupportedSchemaError(f"unsupported $ref {target}")
             return ref(target[len("#/$defs/") :])
         checks: list[Checker] = []
-        if "type" in node:
+        # An object's type and its fields in one check (one call per object of the input).
+        typed_object = node.get("type") == "object" and ("properties" in node or "additionalProperties" in node)
+        if "type" in node and not typed_object:
             checks.append(_type_check(node["type"]))
         if node.get("format") in INTEGER_RANGES:
             checks.append(partial(integer_in_range, node["format"]))
@@ -191,7 +193,7 @@ def compile_checker(
                 lambda value: not isinstance(value, dict) or all(k in value for k in required)
             )
         if "properties" in node or "additionalProperties" in node:
-            checks.append(_object_check(node, build))
+            checks.append(_object_check(node, build, typed=typed_object))
         if "items" in node:
             item = build(node["items"])
             checks.append(_items_check(item))
@@ -299,14 +301,15 @@ def _type_check(types: str | list[str]) -> Checker:
     return lambda value: any(test(value) for test in tests)
 
 
-def _object_check(node: dict[str, Any], build: Callable[[Any], Checker]) -> Checker:
+def _object_check(node: dict[str, Any], build: Callable[[Any], Checker], *, typed: bool = False) -> Checker:
+    """The fields of an object; ``typed``: also that the value is an object (``type: object``)."""
     properties = {name: build(sub) for name, sub in node.get("properties", {}).items()}
     additional = node.get("additionalProperties", True)
     extra: Checker | None = None if additional is False else build(additional)
 
     def check(value: Any) -> bool:
         if not isinstance(value, dict):
-            return True
+            return not typed
         for key, item in value.items():
             sub = properties.get(key)
             if sub is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import sys
 from typing import IO, Literal
@@ -126,7 +127,15 @@ def run(args: argparse.Namespace) -> int:
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
     # Read for reference: values and positions, no comments (many times faster on a dump).
-    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, omit=UNREAD)
+    # The trees hold no cycles and live to the end: the collector, which would walk them again
+    # and again while they grow (a tenth of a large cluster's run), is off while they are read,
+    # and they are then left out of its walks (frozen).
+    gc.disable()
+    try:
+        loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, omit=UNREAD)
+    finally:
+        gc.freeze()
+        gc.enable()
     for message in loaded.unreadable:
         print(f"dractl: error: {message}", file=sys.stderr)
     for diagnostic in loaded.diagnostics:

@@ -44,6 +44,12 @@ for _tag, _pattern, _first in IMPLICIT_RESOLVERS:
         _RESOLVERS.setdefault(_char, []).append((_tag, _pattern))
 
 
+def unsure(text: str) -> bool:
+    """Whether ``text`` has a character libyaml and ruamel.yaml may read differently."""
+    # The only one in ASCII is the tab; str.isascii() and `in` do not scan in Python.
+    return "\t" in text or (not text.isascii() and _UNSURE_RE.search(text) is not None)
+
+
 class GiveUp(Exception):
     """This document is left to the round-trip loader."""
 
@@ -119,7 +125,7 @@ def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = N
     every key is a string, so the tree is JSON-like data as it is (marks aside).
     ``line_offset`` is added to every line: ``text`` is a part of a document, from that line.
     """
-    if _UNSURE_RE.search(text):
+    if unsure(text):
         return None
     try:
         composer = _composer_class()(text)
@@ -247,7 +253,7 @@ class _Builder:
             mark = node.start_mark
             children = node.value
             count += len(children)
-            if count >= max_nodes:
+            if count >= max_nodes or (depth >= max_depth and children):
                 raise GiveUp
             if node.__class__ is mapping_class:
                 mapping = MarkedDict()
@@ -256,15 +262,23 @@ class _Builder:
                 for key_node, value_node in children:
                     if key_node.__class__ is not scalar_class:
                         raise GiveUp
-                    key = scalar(key_node)
-                    if key.__class__ is not str:
-                        str_keys = False
-                    if key in mapping or (key == "<<" and not key_node.style and key_node.tag is untagged):
-                        raise GiveUp  # duplicate or merge key
+                    # Inline: a quoted scalar, or a plain one no implicit type starts like (most
+                    # keys and values), is its text; ``scalar`` decides the others.
+                    text = key_node.value
+                    if key_node.tag is untagged and (key_node.style or (text and text[0] not in resolvers)):
+                        key = text
+                    else:
+                        key = scalar(key_node)  # a plain "<<" (merge key) gives up there
+                        if key.__class__ is not str:
+                            str_keys = False
+                    if key in mapping:
+                        raise GiveUp  # duplicate key
                     if value_node.__class__ is scalar_class:
-                        if depth >= max_depth:
-                            raise GiveUp
-                        mapping[key] = scalar(value_node)
+                        text = value_node.value
+                        if value_node.tag is untagged and (value_node.style or (text and text[0] not in resolvers)):
+                            mapping[key] = text
+                        else:
+                            mapping[key] = scalar(value_node)
                     else:
                         mapping[key] = build(value_node, depth + 1)
                     key_mark, value_mark = key_node.start_mark, value_node.start_mark
@@ -276,8 +290,6 @@ class _Builder:
             append, mark_item = sequence.append, items.append
             for item in children:
                 if item.__class__ is scalar_class:
-                    if depth >= max_depth:
-                        raise GiveUp
                     append(scalar(item))
                 else:
                     append(build(item, depth + 1))
@@ -290,7 +302,12 @@ class _Builder:
                 raise GiveUp
             self.nodes = 1
             return scalar(root)
-        tree = build(root, 0)
+        try:
+            tree = build(root, 0)
+        finally:
+            # `build` calls itself through its closure, a cycle only the collector would free:
+            # emptying the cell frees it now (reading may run with the collector off).
+            build = None  # type: ignore[assignment]
         self.str_keys = str_keys
         self.nodes = count + 1
         return tree

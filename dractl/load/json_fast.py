@@ -68,10 +68,10 @@ _DECODER = json.JSONDecoder(
 
 def read_json(doc: Document, limits: Limits, omit: Omit) -> bool:
     """Read ``doc`` (a whole JSON file) with the C decoder; False: leave it to the YAML reader."""
-    from dractl.load.fast import _UNSURE_RE
+    from dractl.load.fast import unsure
 
     text = doc.text
-    if _UNSURE_RE.search(text) or _SURROGATE_ESCAPE_RE.search(text):
+    if unsure(text) or _SURROGATE_ESCAPE_RE.search(text):
         return False
     try:
         raw, spans = _decode(text, omit)

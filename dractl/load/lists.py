@@ -123,11 +123,11 @@ def _cut_item(text: str, omit: Omit) -> str:
 
 def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
     """Read ``doc`` item by item if it is a List as kubectl writes it; False: read it whole."""
-    from dractl.load.fast import _UNSURE_RE, MarkedList, load_fast
+    from dractl.load.fast import MarkedList, load_fast, unsure
 
     text = doc.text
     items_line = _ITEMS_RE.search(text)
-    if items_line is None or _UNSURE_RE.search(text):
+    if items_line is None or unsure(text):
         return False
     # Items start at `- ` lines at the first column after `items:`; the first other line at the
     # first column ends them.

@@ -140,6 +140,8 @@ def _flow_depth_exceeds(text: str, limit: int) -> bool:
     ``[`` takes minutes), so such input is refused unread. Brackets inside quoted strings count
     too: only a string with more than ``limit`` unclosed brackets could be refused by mistake.
     """
+    if text.count("[") + text.count("{") <= limit:  # no scan needed (most manifests)
+        return False
     depth = 0
     for match in _BRACKET_RE.finditer(text):
         if match.group() in "[{":
