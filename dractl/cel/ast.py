@@ -578,6 +578,15 @@ def build_bind(fresh: Callable[[], int], name: str, value: bytes, body: bytes) -
     return _encode([(2, 0, fresh()), (9, 2, comprehension)])
 
 
+def build_list(fresh: Callable[[], int], *elements: bytes) -> bytes:
+    return _encode([(2, 0, fresh()), (7, 2, _encode([(1, 2, element) for element in elements]))])
+
+
+def build_map(fresh: Callable[[], int], *entries: tuple[bytes, bytes]) -> bytes:
+    encoded = [(2, 2, _encode([(1, 0, fresh()), (3, 2, key), (4, 2, value)])) for key, value in entries]
+    return _encode([(2, 0, fresh()), (8, 2, _encode(encoded))])
+
+
 def call_operand(expr: bytes, position: int) -> bytes:
     """The target (``position`` -1) or argument ``position`` of the encoded call ``expr``."""
     call = next(v for n, _w, v in _fields(expr) if n == 6)

@@ -33,13 +33,19 @@ from dractl.cel.ast import (
     CheckedAst,
     Expr,
     Rename,
+    Wrap,
     decode_checked,
     decode_parsed,
     rename_calls,
 )
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines import cel_expr_errors, cel_expr_operands, cel_expr_panics
+from dractl.cel.engines import (
+    cel_expr_errors,
+    cel_expr_operands,
+    cel_expr_optionals,
+    cel_expr_panics,
+)
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.functions import declared_functions
@@ -211,6 +217,15 @@ def _as_integer(value: Any) -> int:
     return result
 
 
+def _text_argument(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl``, which parses its first argument: any other run-time type has no overload."""
+    def call(text: Any, *rest: Any) -> Any:
+        if type(text) is not str:
+            raise ValueError(_NO_SUCH_OVERLOAD)
+        return impl(text, *rest)
+    return call
+
+
 class _Library:
     """The Kubernetes quantity and semver libraries and DRA's ``includes``, in Python."""
 
@@ -279,8 +294,8 @@ class _Library:
     @staticmethod
     def _runtime_declarations() -> list[Any]:
         implementations: list[tuple[str, bool, Callable[..., Any], int]] = [
-            ("quantity", False, _quantity_from_text, 1),
-            ("isQuantity", False, is_quantity, 1),
+            ("quantity", False, _text_argument(_quantity_from_text), 1),
+            ("isQuantity", False, _text_argument(is_quantity), 1),
             ("sign", False, lambda q: _quantity_arg(q).sign(), 1),
             ("asApproximateFloat", True, lambda q: _quantity_arg(q).as_approximate_float(), 1),
             ("asInteger", True, _as_integer, 1),
@@ -290,10 +305,10 @@ class _Library:
             ("isGreaterThan", True, lambda a, b: _compare(a, b) == 1, 2),
             ("isLessThan", True, lambda a, b: _compare(a, b) == -1, 2),
             ("compareTo", True, _compare, 2),
-            ("semver", False, _semver_from_text, 1),
-            ("semver", False, _semver_from_text, 2),
-            ("isSemver", False, _is_semver, 1),
-            ("isSemver", False, _is_semver, 2),
+            ("semver", False, _text_argument(_semver_from_text), 1),
+            ("semver", False, _text_argument(_semver_from_text), 2),
+            ("isSemver", False, _text_argument(_is_semver), 1),
+            ("isSemver", False, _text_argument(_is_semver), 2),
             ("major", True, lambda v: _semver_arg(v).major, 1),
             ("minor", True, lambda v: _semver_arg(v).minor, 1),
             ("patch", True, lambda v: _semver_arg(v).patch, 1),
@@ -315,6 +330,8 @@ def go_type_name(value: Any) -> str:
     kind = type(value)
     if kind in _BYTES_TYPES:
         return token_type_name(bytes(value[:1])) if value else "bytes"
+    if kind is dict and cel_expr_optionals.is_box(value):
+        return "optional_type"
     names = {str: "string", bool: "bool", int: "int", float: "double", list: "list", dict: "map",
              type(None): "null_type", datetime.timedelta: "google.protobuf.Duration",
              datetime.datetime: "google.protobuf.Timestamp"}
@@ -538,6 +555,8 @@ _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "g
 def _extension_config(libraries: frozenset[str], checker: bool = False) -> Any:
     entries = "".join(entry for library, entry in _CONFIG_EXTENSIONS.items() if library in libraries)
     text = "extensions:\n" + entries if entries else ""
+    if checker and "format" in libraries:
+        text += _FORMAT_OPTIONAL_FUNCTIONS
     if checker and "cross-type-numeric-comparisons" in libraries:
         # cel-cpp's checker has no cross-type numeric orderings; its standard orderings make way
         # for cel-go's full set (_ordering_declarations). Only the checker: the runtime has them.
@@ -627,6 +646,15 @@ def _go_equal(left: Any, right: Any) -> bool:
     if left is None or right is None:
         return left is None and right is None
     kind = type(left)
+    if kind is dict and cel_expr_optionals.is_box(left):  # cel-go's Optional.Equal
+        if not (type(right) is dict and cel_expr_optionals.is_box(right)):
+            return False
+        (has, value), (other_has, other) = cel_expr_optionals.unbox(left), cel_expr_optionals.unbox(right)
+        return has == other_has if not (has and other_has) else _go_equal(value, other)
+    if type(right) is dict and cel_expr_optionals.is_box(right):
+        if _library_value(left):
+            raise ValueError(_NO_SUCH_OVERLOAD)
+        return False
     if kind in _BYTES_TYPES:
         if left and left[0] in _GO_TYPES:
             if type(right) not in _BYTES_TYPES or right[:1] != left[:1]:
@@ -1161,15 +1189,36 @@ def _format_named(name: Any) -> bytes:
 
 def _format_declarations() -> list[Any]:
     named_format = T("kubernetes.NamedFormat")
-    decls = [
-        cel.FunctionDecl("validate", [cel.Overload("format-validate", T("optional_type<list<string>>"),
-                                                   [named_format, T.STRING], is_member=True)]),
-        cel.FunctionDecl("format.named", [cel.Overload("format-named", T("optional_type<kubernetes.NamedFormat>"),
-                                                       [T.STRING])]),
-    ]
-    decls += [cel.FunctionDecl(f"format.{name}", [cel.Overload(f"format.{name}", named_format, [])])
-              for name in named_formats.FORMATS]
-    return decls
+    return [cel.FunctionDecl(f"format.{name}", [cel.Overload(f"format.{name}", named_format, [])])
+            for name in named_formats.FORMATS]
+
+
+# validate and format.named return optionals, a type the binding's function declarations cannot
+# name (they would be dyn): the checker declares them through its configuration.
+_FORMAT_OPTIONAL_FUNCTIONS = """functions:
+  - name: validate
+    overloads:
+      - id: format-validate
+        target:
+          type_name: kubernetes.NamedFormat
+        args:
+          - type_name: string
+        return:
+          type_name: optional_type
+          params:
+            - type_name: list
+              params:
+                - type_name: string
+  - name: format.named
+    overloads:
+      - id: format-named
+        args:
+          - type_name: string
+        return:
+          type_name: optional_type
+          params:
+            - type_name: kubernetes.NamedFormat
+"""
 
 
 def _format_runtime() -> list[Any]:
@@ -1195,7 +1244,7 @@ def _go_ordering(operator: str, wanted: Callable[[int], bool]) -> Callable[[Any,
     """An ordering of two operands whose static types say nothing: a library value on the left
     has no ordering (``no such overload: _<_``), mismatched types have none either."""
     def call(left: Any, right: Any) -> bool:
-        if _library_value(left):
+        if _library_value(left) or cel_expr_optionals.is_box(left):
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: {operator}")
         if (type(left) is float and left != left) or (type(right) is float and right != right):
             raise ValueError("NaN values cannot be ordered")  # cel-go's Double.Compare
@@ -1334,6 +1383,39 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
             else:
                 renames[node.id] = "dractl.@equals" if name == "_==_" else "dractl.@not_equals"
     return renames
+
+
+#: Functions the runtime environment runs in Python under their checker's name.
+_PYTHON_FUNCTIONS = frozenset({
+    "quantity", "isQuantity", "sign", "asApproximateFloat", "asInteger", "isInteger", "add", "sub", "isGreaterThan",
+    "isLessThan", "compareTo", "semver", "isSemver", "major", "minor", "patch", "find", "findAll", "includes"})
+_EQUALITY_RENAMES = frozenset({"dractl.@equals", "dractl.@not_equals", "dractl.@in", "dractl.@in_constant_list"})
+
+
+def _optional_boxes(ast: CheckedAst, renames: dict[int, Rename]) -> dict[int, Wrap]:
+    """In an expression that makes optionals: the operands of calls run in Python that may be
+    optionals at run time, to be boxed (see cel_expr_optionals). Equality and membership of
+    containers that may hold optionals stay cel-cpp's (``renames`` loses them): a box cannot
+    be put inside a list or map natively."""
+    boxes: dict[int, Wrap] = {}
+    for node in ast.root.walk():
+        if node.kind != "call":
+            continue
+        rename = renames.get(node.id)
+        runtime_name = rename[1] if isinstance(rename, tuple) else rename or node.name
+        if not (runtime_name.startswith("dractl.") or runtime_name in _PYTHON_FUNCTIONS):
+            continue
+        operands = ([node.operand] if node.operand is not None else []) + node.args
+        kinds = [ast.types.get(operand.id) for operand in operands]
+        if runtime_name in _EQUALITY_RENAMES and any(
+                kind is not None and kind.kind in ("list", "map") and cel_expr_optionals.may_hold_optional(kind)
+                for kind in kinds):
+            del renames[node.id]
+            continue
+        for operand, kind in zip(operands, kinds, strict=True):
+            if cel_expr_optionals.may_be_optional(kind):
+                boxes[operand.id] = cel_expr_optionals.boxed
+    return boxes
 
 
 def _shadowed_map_keys(ast: CheckedAst) -> frozenset[int]:
@@ -1570,6 +1652,8 @@ class CelExprEngine:
         renames = _runtime_renames(ast)
         guards = cel_expr_panics.guards(ast.root, ast.overloads,
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
+        if cel_expr_optionals.makes_optionals(ast.types):
+            guards.update(_optional_boxes(ast, renames))
         runtime = self._runtime_env.deserialize(rename_calls(
             serialized, renames, _shadowed_map_keys(ast), _always_true(ast), guards,
             first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1))

@@ -15,6 +15,8 @@ from typing import Any
 
 from cel_expr_python import cel
 
+from dractl.cel.engines.cel_expr_optionals import is_box
+
 _NO_SUCH_OVERLOAD = "no such overload"
 T = cel.Type
 
@@ -22,6 +24,8 @@ T = cel.Type
 def _string_operand(token_type_name: Callable[[bytes], str], library_value: Callable[[Any], bool],
                     texts: dict[bytes, Callable[[Any], str]]) -> Callable[[Any], Any]:
     def call(value: Any) -> Any:
+        if is_box(value):
+            raise ValueError(f"{_NO_SUCH_OVERLOAD}: string(optional_type)")
         if library_value(value):
             text = texts.get(bytes(value[:1]))
             if text is not None:  # the network library's string(ip), string(cidr)
@@ -33,7 +37,7 @@ def _string_operand(token_type_name: Callable[[bytes], str], library_value: Call
 
 def _size_operand(library_value: Callable[[Any], bool]) -> Callable[[Any], Any]:
     def call(value: Any) -> Any:
-        if library_value(value):  # the size dispatcher names only the function
+        if library_value(value) or is_box(value):  # the size dispatcher names only the function
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: size")
         return value
     return call
