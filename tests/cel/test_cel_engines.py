@@ -157,6 +157,12 @@ ROWS: list[tuple[str, object]] = [
     ("dyn(timestamp('2024-01-01T00:00:01.5Z')).getMilliseconds() == 500", True),
     ("timestamp('2024-01-01T00:00:01.5Z').getMilliseconds() == 500", True),
     (f"{A}.model.getMilliseconds() == 1", ("runtime", "no such overload: getMilliseconds(string)")),
+    # string() of a duration is Go's shortest float of its seconds
+    ("string(duration('1.5s')) == '1.5s'", True),
+    ("string(duration('-1h1ns')) == '-3600.000000001s'", True),
+    ("string(duration('1ns')) == '0.000000001s'", True),
+    ("string(duration('1h30m')) == '5400s'", True),
+    ("string(duration('100000000.000000001s')) == '100000000s'", True),
     # flatten() is declared for a list of lists, flatten(depth) for any list
     ("[true, false].flatten().size() == 1", ("compile", "found no matching overload for 'flatten' applied to 'list(bool).()'")),
     ("[[1], [2, 3]].flatten().size() == 3", True),

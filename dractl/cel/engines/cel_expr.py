@@ -10,6 +10,7 @@ without a protobuf round trip.
 from __future__ import annotations
 
 import datetime
+import decimal
 import functools
 import re
 import threading
@@ -1283,6 +1284,18 @@ def _milliseconds_of_dyn(value: Any) -> int:
     raise ValueError(_NO_SUCH_OVERLOAD)
 
 
+def _go_duration_text(text: str) -> str:
+    """cel-cpp's ``string()`` of a duration (``1.500s``, exact to the nanosecond) → cel-go's:
+    ``strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`` (``1.5s``), where ``Seconds()`` is
+    whole seconds plus nanoseconds / 1e9 as float64s."""
+    nanos = int(decimal.Decimal(text.removesuffix("s")).scaleb(9))
+    whole = abs(nanos) // 1_000_000_000 * (1 if nanos >= 0 else -1)
+    seconds = float(whole) + float(nanos - whole * 1_000_000_000) / 1e9
+    return format(decimal.Decimal(repr(seconds)).normalize(), "f") + "s"
+
+
+_GO_DURATION_TEXT = cel.FunctionDecl("dractl.go_duration_text", [
+    cel.Overload("dractl_go_duration_text", T.STRING, [T.STRING], impl=_go_duration_text)])
 _DURATION_MILLISECONDS = cel.FunctionDecl("dractl.duration_milliseconds", [
     cel.Overload("dractl_duration_milliseconds", T.INT, [T.DURATION], is_member=True, impl=_duration_milliseconds)])
 _DYN_MILLISECONDS = cel.FunctionDecl("dractl.dyn_milliseconds", [
@@ -1339,6 +1352,9 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
         name = node.name
         if name in _RUNTIME_NAMES:
             renames[node.id] = _RUNTIME_NAMES[name]
+        elif name == "string" and ast.overloads.get(node.id) == ["duration_to_string"]:
+            renames[node.id] = ("dractl.go_duration_text", "string", next_id)
+            next_id += 1
         elif name == "getMilliseconds" and not node.args and "duration_to_milliseconds" in ast.overloads.get(node.id, []):
             # cel-cpp's is the milliseconds within the second, cel-go's the whole duration's
             only_duration = ast.overloads.get(node.id) == ["duration_to_milliseconds"]
@@ -1588,6 +1604,7 @@ class CelExprEngine:
                                                           *_k8s_list_runtime(), *_network_runtime(),
                                                           *_strings_runtime(), *_format_runtime(),
                                                           *_ORDERING_RUNTIME, _LISTS_RANGE, _DURATION_MILLISECONDS, _DYN_MILLISECONDS,
+                                                          _GO_DURATION_TEXT,
                                                           *cel_expr_panics.DECLARATIONS,
                                                           *cel_expr_operands.declarations(
                                                               token_type_name, _library_value, go_type_name,
