@@ -603,8 +603,9 @@ def _binding_type(spelling: str) -> Any:
     params = [_binding_type(part) for part in cel_expr_errors.split_arguments(rest[:-1])]
     if head == "list":
         return T.List(params[0])
-    if head == "map":
-        return T.Map(params[0], params[1])
+    if head == "map":  # the binding takes no type parameter as a map key; dyn accepts the bound one
+        key = T.DYN if cel_expr_errors.split_arguments(rest[:-1])[0].startswith("T%") else params[0]
+        return T.Map(key, params[1])
     if head == "type":
         return T.Type(params[0])
     return T.AbstractType(head, params)
@@ -1664,6 +1665,10 @@ class CelExprEngine:
         output_type = _output_type_name(checked.return_type())
         serialized = checked.serialize()
         ast = decode_checked(serialized)
+        unreported = cel_expr_errors.sort_by_errors(ast, expression, lambda text: self._parsed(text, checker))
+        if unreported:
+            issues = [(err, messages.snippet_for(expression, err.line, err.column)) for err in unreported]
+            raise CelCompileError("compilation failed: " + messages.format_issues(issues), unreported)
         _refuse_private_type_names(ast, expression)
         _refuse_flatten_of_flat_lists(ast, expression)
         renames = _runtime_renames(ast)
@@ -1682,14 +1687,18 @@ class CelExprEngine:
         program.serialized = serialized  # the tree as the engine wrote it (dractl.cel.compile_store)
         return program
 
+    @staticmethod
+    def _parsed(text: str, checker: Any) -> CheckedAst | None:
+        """The parsed tree of ``text`` (None when it does not parse)."""
+        try:
+            return decode_parsed(checker.compile(text, disable_check=True).serialize())
+        except RuntimeError:
+            return None
+
     def _compile_error(self, report: str, expression: str, source: str, environment: Environment) -> CelCompileError:
         """cel-cpp's failure to compile ``source`` (the engine's spelling of ``expression``, of the
         same length) as upstream reports it."""
-        try:
-            parsed: CheckedAst | None = decode_parsed(self._checker(environment).compile(source, disable_check=True)
-                                                      .serialize())
-        except RuntimeError:
-            parsed = None
+        parsed = self._parsed(source, self._checker(environment))
 
         def check(probes: Sequence[cel_expr_errors.Probe], variables: Sequence[str]) -> CheckedAst | None:
             try:

@@ -494,3 +494,57 @@ def upstream_errors(report: str, expression: str, parsed: CheckedAst | None, fun
 def _logical(err: CelError) -> bool:
     overload = re.match(_NO_OVERLOAD, err.message)
     return overload is not None and overload.group(1) in _LOGICAL
+
+
+_SORT_BY_INPUT = "@__sortBy_input__"  # cel-cpp's sortBy expansion: a comprehension over its target
+
+
+def _argument_end(text: str, start: int) -> int:
+    """Where the call argument that starts at ``start`` ends (its top-level ``,`` or ``)``)."""
+    depth, quote, index = 0, "", start
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif text.startswith(quote, index):
+                index += len(quote) - 1
+                quote = ""
+        elif char in "\"'":
+            quote = text[index:index + 3] if text[index:index + 3] in ('"""', "'''") else char
+            index += len(quote) - 1
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return index
+            depth -= 1
+        elif char == "," and depth == 0:
+            return index
+        index += 1
+    return index
+
+
+def sort_by_errors(checked: CheckedAst, expression: str, parse: Callable[[str], CheckedAst | None]) -> list[CelError]:
+    """cel-go's parser errors for a ``sortBy`` variable cel-cpp's parser takes (one that is no
+    identifier, or ``__result__``), at the variable's node as cel-go positions it; ``parse``
+    parses the variable's text alone to find that node."""
+    errors = []
+    for node in checked.root.walk():
+        if node.kind != "comprehension" or node.accu_var != _SORT_BY_INPUT:
+            continue
+        keys = next((n for n in node.walk() if n.kind == "comprehension" and n.accu_var != _SORT_BY_INPUT), None)
+        if keys is None or keys.iter_var not in ("", _ACCUMULATOR_NAME):
+            continue
+        message = ("argument is not an identifier" if keys.iter_var == ""
+                   else "iteration variable overwrites accumulator variable")
+        offset = checked.positions.get(node.id, -1)
+        if not expression.startswith("(", offset):
+            continue
+        begin = offset + 1
+        variable = parse(expression[begin:_argument_end(expression, begin)])
+        if variable is not None:
+            begin += variable.positions.get(variable.root.id, 0)
+        line, column = expression_line_column(expression, _skip_space(expression, begin))
+        errors.append(CelError(message, line, column))
+    return sorted(errors, key=lambda e: (e.line, e.column))
