@@ -11,8 +11,9 @@ every difference between those nine variants that changes a result or an error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
 from typing import Literal
+
+from dractl.records import Record
 
 Release = Literal["1.34", "1.35", "1.36"]
 Implementation = Literal["stable", "incubating", "experimental"]
@@ -20,8 +21,7 @@ RELEASES: tuple[Release, ...] = ("1.34", "1.35", "1.36")
 IMPLEMENTATIONS: tuple[Implementation, ...] = ("stable", "incubating", "experimental")
 
 
-@dataclass(frozen=True, slots=True)
-class AllocatorFeatures:
+class AllocatorFeatures(Record):
     """The allocator's `Features` switches.
 
     From 1.35 on, `device_binding_and_status` is one switch (upstream
@@ -31,15 +31,40 @@ class AllocatorFeatures:
     (its default), 1.34 always runs the experimental implementation.
     """
 
-    admin_access: bool = False
-    prioritized_list: bool = False
-    partitionable_devices: bool = False
-    device_taints: bool = False
-    consumable_capacity: bool = False
-    device_binding_and_status: bool = False
-    list_type_attributes: bool = False
-    device_binding: bool = False
-    device_status: bool = False
+    __slots__ = (
+        "admin_access",
+        "consumable_capacity",
+        "device_binding",
+        "device_binding_and_status",
+        "device_status",
+        "device_taints",
+        "list_type_attributes",
+        "partitionable_devices",
+        "prioritized_list",
+    )
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        admin_access: bool = False,
+        prioritized_list: bool = False,
+        partitionable_devices: bool = False,
+        device_taints: bool = False,
+        consumable_capacity: bool = False,
+        device_binding_and_status: bool = False,
+        list_type_attributes: bool = False,
+        device_binding: bool = False,
+        device_status: bool = False,
+    ) -> None:
+        self.admin_access = admin_access
+        self.prioritized_list = prioritized_list
+        self.partitionable_devices = partitionable_devices
+        self.device_taints = device_taints
+        self.consumable_capacity = consumable_capacity
+        self.device_binding_and_status = device_binding_and_status
+        self.list_type_attributes = list_type_attributes
+        self.device_binding = device_binding
+        self.device_status = device_status
 
     @classmethod
     def from_gates(cls, release: Release, enabled: Callable[[str], bool] | Mapping[str, bool]) -> AllocatorFeatures:
@@ -72,7 +97,7 @@ class AllocatorFeatures:
         )
 
     def enabled_names(self) -> frozenset[str]:
-        return frozenset(f.name for f in fields(self) if getattr(self, f.name))
+        return frozenset(name for name in self._fields if getattr(self, name))
 
     @property
     def binding_enabled(self) -> bool:
@@ -114,52 +139,92 @@ def choose_implementation(release: Release, features: AllocatorFeatures) -> Impl
     raise ValueError(f"internal error: no allocator available for feature set {sorted(wanted)}")
 
 
-@dataclass(frozen=True, slots=True)
-class Behaviour:
+class Behaviour(Record):
     """Every result-changing difference between upstream's release × implementation variants."""
 
-    release: Release
-    implementation: Implementation
-    # Pools are sorted by driver and pool name, slices within a pool by name. Without it
-    # upstream visits pools in Go map order (unspecified); dractl then sorts as well and
-    # reports that another, equally valid choice may exist.
-    sorted_order: bool
-    # A slot of a request only scans devices after the previous slot's device
-    # (combinations instead of permutations).
-    combinations: bool
-    # Counters are tracked per pool (counter sets may sit in their own slices, devices of
-    # the pool on other nodes count). Without it: per slice, only that slice's devices.
-    per_pool_counters: bool
-    # Incomplete and invalid pools are skipped by ExactCount requests; "invalid resource
-    # pools were encountered" when nothing fits. Without it: incomplete pools are used and
-    # reaching an invalid pool is an error.
-    skip_unusable_pools: bool
-    # A pool whose slice count does not match is looked up across all slices (multi-host
-    # pools, newer generations on other nodes).
-    multi_host_pools: bool
-    # Slices with `sharedCounters` are always relevant and hold no allocatable devices
-    # (1.35+ layout).
-    separate_counter_slices: bool
-    # Pools holding devices with binding conditions come after the others.
-    binding_pools_last: bool
-    # Slices holding devices with binding conditions are added after the others.
-    binding_slices_last: bool
-    # Only NoSchedule / NoExecute taints must be tolerated (effect None is ignored).
-    only_known_taint_effects: bool
-    # Result entries carry the request's tolerations.
-    result_tolerations: bool
-    # The result's node selector names the target node (and `bindsToNode` pins it);
-    # otherwise it names the slice's / device's nodeName.
-    node_selector_names_target: bool
-    distinct_attribute: bool
-    # A multi-allocatable device that already has capacity in use skips the counter check.
-    shared_devices_skip_counters: bool
-    # In-use for counters includes shared allocations and consumed capacity.
-    counters_see_shared_allocations: bool
-    # The implementation has the consumable-capacity code: CEL sees
-    # `device.allowMultipleAllocations`, and capacity requests are refused when the
-    # feature is off.
-    knows_consumable_capacity: bool
+    __slots__ = (
+        "binding_pools_last",
+        "binding_slices_last",
+        "combinations",
+        "counters_see_shared_allocations",
+        "distinct_attribute",
+        "implementation",
+        "knows_consumable_capacity",
+        "multi_host_pools",
+        "node_selector_names_target",
+        "only_known_taint_effects",
+        "per_pool_counters",
+        "release",
+        "result_tolerations",
+        "separate_counter_slices",
+        "shared_devices_skip_counters",
+        "skip_unusable_pools",
+        "sorted_order",
+    )
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        release: Release,
+        implementation: Implementation,
+        sorted_order: bool,
+        combinations: bool,
+        per_pool_counters: bool,
+        skip_unusable_pools: bool,
+        multi_host_pools: bool,
+        separate_counter_slices: bool,
+        binding_pools_last: bool,
+        binding_slices_last: bool,
+        only_known_taint_effects: bool,
+        result_tolerations: bool,
+        node_selector_names_target: bool,
+        distinct_attribute: bool,
+        shared_devices_skip_counters: bool,
+        counters_see_shared_allocations: bool,
+        knows_consumable_capacity: bool,
+    ) -> None:
+        self.release = release
+        self.implementation = implementation
+        # Pools are sorted by driver and pool name, slices within a pool by name. Without it
+        # upstream visits pools in Go map order (unspecified); dractl then sorts as well and
+        # reports that another, equally valid choice may exist.
+        self.sorted_order = sorted_order
+        # A slot of a request only scans devices after the previous slot's device
+        # (combinations instead of permutations).
+        self.combinations = combinations
+        # Counters are tracked per pool (counter sets may sit in their own slices, devices of
+        # the pool on other nodes count). Without it: per slice, only that slice's devices.
+        self.per_pool_counters = per_pool_counters
+        # Incomplete and invalid pools are skipped by ExactCount requests; "invalid resource
+        # pools were encountered" when nothing fits. Without it: incomplete pools are used and
+        # reaching an invalid pool is an error.
+        self.skip_unusable_pools = skip_unusable_pools
+        # A pool whose slice count does not match is looked up across all slices (multi-host
+        # pools, newer generations on other nodes).
+        self.multi_host_pools = multi_host_pools
+        # Slices with `sharedCounters` are always relevant and hold no allocatable devices
+        # (1.35+ layout).
+        self.separate_counter_slices = separate_counter_slices
+        # Pools holding devices with binding conditions come after the others.
+        self.binding_pools_last = binding_pools_last
+        # Slices holding devices with binding conditions are added after the others.
+        self.binding_slices_last = binding_slices_last
+        # Only NoSchedule / NoExecute taints must be tolerated (effect None is ignored).
+        self.only_known_taint_effects = only_known_taint_effects
+        # Result entries carry the request's tolerations.
+        self.result_tolerations = result_tolerations
+        # The result's node selector names the target node (and `bindsToNode` pins it);
+        # otherwise it names the slice's / device's nodeName.
+        self.node_selector_names_target = node_selector_names_target
+        self.distinct_attribute = distinct_attribute
+        # A multi-allocatable device that already has capacity in use skips the counter check.
+        self.shared_devices_skip_counters = shared_devices_skip_counters
+        # In-use for counters includes shared allocations and consumed capacity.
+        self.counters_see_shared_allocations = counters_see_shared_allocations
+        # The implementation has the consumable-capacity code: CEL sees
+        # `device.allowMultipleAllocations`, and capacity requests are refused when the
+        # feature is off.
+        self.knows_consumable_capacity = knows_consumable_capacity
 
     @classmethod
     def of(cls, release: Release, implementation: Implementation) -> Behaviour:

@@ -10,7 +10,6 @@ order. Claims with ``status.allocation`` are not allocated again: their devices 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.core_schemas import DEVICE_TAINT_RULE_VERSIONS
@@ -20,6 +19,7 @@ from dractl.api.releases import Features
 from dractl.api.versions import GROUP
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.allocator.nodes import NodeInfo, NodeSelector
@@ -27,15 +27,24 @@ if TYPE_CHECKING:
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 
-@dataclass
-class ClaimInput:
+class ClaimInput(Record):
     """A claim to allocate: v1-shaped, defaulted ResourceClaim data."""
 
-    namespace: str
-    name: str
-    data: dict[str, Any]
-    source: ApiObject  # the claim, or the template it was made from
-    template: str | None = None  # ``ns/name`` of the template it was made from
+    __slots__ = ("data", "name", "namespace", "source", "template")
+
+    def __init__(
+        self,
+        namespace: str,
+        name: str,
+        data: dict[str, Any],
+        source: ApiObject,
+        template: str | None = None,
+    ) -> None:
+        self.namespace = namespace
+        self.name = name
+        self.data = data
+        self.source = source  # the claim, or the template it was made from
+        self.template = template  # ``ns/name`` of the template it was made from
 
     @property
     def qualified_name(self) -> str:
@@ -47,14 +56,22 @@ class ClaimInput:
         return isinstance(status, dict) and isinstance(status.get("allocation"), dict)
 
 
-@dataclass
-class AllocationUnit:
+class AllocationUnit(Record):
     """Claims the scheduler allocates together (one pod's claims)."""
 
-    title: str
-    claims: list[ClaimInput]
-    pod: ApiObject | None = None
-    preallocated: list[ClaimInput] = field(default_factory=list)  # referenced, already allocated
+    __slots__ = ("claims", "pod", "preallocated", "title")
+
+    def __init__(
+        self,
+        title: str,
+        claims: list[ClaimInput],
+        pod: ApiObject | None = None,
+        preallocated: list[ClaimInput] | None = None,
+    ) -> None:
+        self.title = title
+        self.claims = claims
+        self.pod = pod
+        self.preallocated = [] if preallocated is None else preallocated  # referenced, already allocated
 
 
 def pod_spec(obj: ApiObject) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
@@ -73,14 +90,17 @@ def pod_spec(obj: ApiObject) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
     return (spec if isinstance(spec, dict) else None), path
 
 
-@dataclass(frozen=True)
-class PodNodeAffinity:
+class PodNodeAffinity(Record):
     """The nodes a Pod may run on, as the scheduler's NodeAffinity filter decides before the
     DRA filter runs: every label of ``nodeSelector``, and one term of the required node affinity."""
 
-    owner: str  # "the Pod's" or "the pod template's"
-    labels: dict[str, str]
-    required: NodeSelector | None
+    __slots__ = ("labels", "owner", "required")
+    __hash__ = Record.value_hash
+
+    def __init__(self, owner: str, labels: dict[str, str], required: NodeSelector | None) -> None:
+        self.owner = owner  # "the Pod's" or "the pod template's"
+        self.labels = labels
+        self.required = required
 
     def matches(self, node: NodeInfo) -> bool:
         return self.excludes(node) is None

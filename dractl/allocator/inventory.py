@@ -10,12 +10,12 @@ and reused by every :meth:`Allocator.allocate <dractl.allocator.solver.Allocator
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from dractl.allocator.nodes import NodeSelector, NodeSelectorError, parse_node_selector
 from dractl.allocator.quantity import Quantity, QuantityError
+from dractl.records import Record
 
 DeviceID = tuple[str, str, str]
 """(driver, pool, device), upstream's `DeviceID`."""
@@ -71,74 +71,180 @@ class ParsedSelector:
         return self._parsed
 
 
-@dataclass(slots=True)
-class CapacityEntry:
-    value: Quantity
-    default: Quantity | None
-    valid_values: tuple[Quantity, ...] | None
-    range_min: Quantity | None
-    range_max: Quantity | None
-    range_step: Quantity | None
-    has_policy: bool
-    has_range: bool
+class CapacityEntry(Record):
+    __slots__ = (
+        "default",
+        "has_policy",
+        "has_range",
+        "range_max",
+        "range_min",
+        "range_step",
+        "valid_values",
+        "value",
+    )
+
+    def __init__(
+        self,
+        value: Quantity,
+        default: Quantity | None,
+        valid_values: tuple[Quantity, ...] | None,
+        range_min: Quantity | None,
+        range_max: Quantity | None,
+        range_step: Quantity | None,
+        has_policy: bool,
+        has_range: bool,
+    ) -> None:
+        self.value = value
+        self.default = default
+        self.valid_values = valid_values
+        self.range_min = range_min
+        self.range_max = range_max
+        self.range_step = range_step
+        self.has_policy = has_policy
+        self.has_range = has_range
 
 
-@dataclass(eq=False, slots=True)
 class DeviceEntry:
     """One device of one slice, with what the allocator needs from it parsed once."""
 
-    id: DeviceID
-    name: str
-    slice: SliceEntry
-    index: int
-    raw: dict[str, Any]
-    attributes: dict[str, Any]
-    capacity_raw: dict[str, Any]
-    consumes_counters: list[tuple[str, dict[str, Fraction]]]
-    taints: list[dict[str, Any]]
-    binding_conditions: list[str] | None
-    binding_failure_conditions: list[str] | None
-    binds_to_node: bool
-    allow_multiple_allocations: bool | None
-    node_name: str | None
-    all_nodes: bool
-    node_selector: ParsedSelector | None
-    # Parsed on first use by :func:`device_capacity` (most devices never need it).
-    parsed_capacity: dict[str, CapacityEntry] | None = None
-    capacity_problem: str | None = None
-    # Whether a request without capacity requests fits while nothing of the device is used.
-    idle_fit: bool = False
-    cel_device: Any = None
+    __slots__ = (
+        "all_nodes",
+        "allow_multiple_allocations",
+        "attributes",
+        "binding_conditions",
+        "binding_failure_conditions",
+        "binds_to_node",
+        "capacity_problem",
+        "capacity_raw",
+        "cel_device",
+        "consumes_counters",
+        "id",
+        "idle_fit",
+        "index",
+        "name",
+        "node_name",
+        "node_selector",
+        "parsed_capacity",
+        "raw",
+        "slice",
+        "taints",
+    )
+
+    def __init__(
+        self,
+        id: DeviceID,
+        name: str,
+        slice: SliceEntry,
+        index: int,
+        raw: dict[str, Any],
+        attributes: dict[str, Any],
+        capacity_raw: dict[str, Any],
+        consumes_counters: list[tuple[str, dict[str, Fraction]]],
+        taints: list[dict[str, Any]],
+        binding_conditions: list[str] | None,
+        binding_failure_conditions: list[str] | None,
+        binds_to_node: bool,
+        allow_multiple_allocations: bool | None,
+        node_name: str | None,
+        all_nodes: bool,
+        node_selector: ParsedSelector | None,
+        parsed_capacity: dict[str, CapacityEntry] | None = None,
+        capacity_problem: str | None = None,
+        idle_fit: bool = False,
+        cel_device: Any = None,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.slice = slice
+        self.index = index
+        self.raw = raw
+        self.attributes = attributes
+        self.capacity_raw = capacity_raw
+        self.consumes_counters = consumes_counters
+        self.taints = taints
+        self.binding_conditions = binding_conditions
+        self.binding_failure_conditions = binding_failure_conditions
+        self.binds_to_node = binds_to_node
+        self.allow_multiple_allocations = allow_multiple_allocations
+        self.node_name = node_name
+        self.all_nodes = all_nodes
+        self.node_selector = node_selector
+        # Parsed on first use by :func:`device_capacity` (most devices never need it).
+        self.parsed_capacity = parsed_capacity
+        self.capacity_problem = capacity_problem
+        # Whether a request without capacity requests fits while nothing of the device is used.
+        self.idle_fit = idle_fit
+        self.cel_device = cel_device
 
 
-@dataclass(eq=False, slots=True)
 class SliceEntry:
-    name: str
-    input_index: int
-    driver: str
-    pool: str
-    generation: int
-    resource_slice_count: int
-    node_name: str | None
-    all_nodes: bool
-    node_selector: ParsedSelector | None
-    per_device_node_selection: bool | None
-    shared_counters: list[tuple[str, dict[str, Fraction]]]
-    devices: list[DeviceEntry]
-    has_binding_conditions: bool
-    raw: dict[str, Any]
+    __slots__ = (
+        "all_nodes",
+        "devices",
+        "driver",
+        "generation",
+        "has_binding_conditions",
+        "input_index",
+        "name",
+        "node_name",
+        "node_selector",
+        "per_device_node_selection",
+        "pool",
+        "raw",
+        "resource_slice_count",
+        "shared_counters",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        input_index: int,
+        driver: str,
+        pool: str,
+        generation: int,
+        resource_slice_count: int,
+        node_name: str | None,
+        all_nodes: bool,
+        node_selector: ParsedSelector | None,
+        per_device_node_selection: bool | None,
+        shared_counters: list[tuple[str, dict[str, Fraction]]],
+        devices: list[DeviceEntry],
+        has_binding_conditions: bool,
+        raw: dict[str, Any],
+    ) -> None:
+        self.name = name
+        self.input_index = input_index
+        self.driver = driver
+        self.pool = pool
+        self.generation = generation
+        self.resource_slice_count = resource_slice_count
+        self.node_name = node_name
+        self.all_nodes = all_nodes
+        self.node_selector = node_selector
+        self.per_device_node_selection = per_device_node_selection
+        self.shared_counters = shared_counters
+        self.devices = devices
+        self.has_binding_conditions = has_binding_conditions
+        self.raw = raw
 
 
-@dataclass(slots=True)
-class ClassEntry:
-    name: str
-    selectors: list[str | None]
-    config: list[dict[str, Any]]
-    raw: dict[str, Any]
+class ClassEntry(Record):
+    __slots__ = ("config", "name", "raw", "selectors")
+
+    def __init__(
+        self,
+        name: str,
+        selectors: list[str | None],
+        config: list[dict[str, Any]],
+        raw: dict[str, Any],
+    ) -> None:
+        self.name = name
+        self.selectors = selectors
+        self.config = config
+        self.raw = raw
 
 
-@dataclass(slots=True)
-class AllocatedState:
+class AllocatedState(Record):
     """Devices in use, as the scheduler gathers them from allocated claims.
 
     Results with `adminAccess: true` do not count. With DRAConsumableCapacity, a result
@@ -146,11 +252,21 @@ class AllocatedState:
     otherwise every result takes its device exclusively.
     """
 
-    devices: set[DeviceID] = field(default_factory=set)
-    shared: set[tuple[DeviceID, str]] = field(default_factory=set)
-    shared_devices: set[DeviceID] = field(default_factory=set)
-    aggregated_capacity: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
-    owners: dict[DeviceID, list[str]] = field(default_factory=dict)
+    __slots__ = ("aggregated_capacity", "devices", "owners", "shared", "shared_devices")
+
+    def __init__(
+        self,
+        devices: set[DeviceID] | None = None,
+        shared: set[tuple[DeviceID, str]] | None = None,
+        shared_devices: set[DeviceID] | None = None,
+        aggregated_capacity: dict[DeviceID, dict[str, Fraction]] | None = None,
+        owners: dict[DeviceID, list[str]] | None = None,
+    ) -> None:
+        self.devices = set() if devices is None else devices
+        self.shared = set() if shared is None else shared
+        self.shared_devices = set() if shared_devices is None else shared_devices
+        self.aggregated_capacity = {} if aggregated_capacity is None else aggregated_capacity
+        self.owners = {} if owners is None else owners
 
     def is_allocated(self, device_id: DeviceID) -> bool:
         """Upstream's `IsDeviceAllocated`: exclusively, shared or with capacity in use."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from dractl.records import Record
 
 _NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -23,12 +24,15 @@ class NodeSelectorError(ValueError):
     """A node selector that the scheduler cannot parse."""
 
 
-@dataclass(frozen=True, slots=True)
-class NodeInfo:
+class NodeInfo(Record):
     """The parts of a Node that device allocation looks at."""
 
-    name: str
-    labels: Mapping[str, str] = field(default_factory=dict)
+    __slots__ = ("labels", "name")
+    __hash__ = Record.value_hash
+
+    def __init__(self, name: str, labels: Mapping[str, str] | None = None) -> None:
+        self.name = name
+        self.labels = {} if labels is None else labels
 
     @classmethod
     def from_object(cls, node: Any) -> NodeInfo:
@@ -41,12 +45,15 @@ class NodeInfo:
         return cls(str(metadata.get("name") or ""), {str(k): str(v) for k, v in labels.items()})
 
 
-@dataclass(frozen=True, slots=True)
-class _LabelRequirement:
-    key: str
-    operator: str
-    values: frozenset[str]
-    number: int = 0
+class _LabelRequirement(Record):
+    __slots__ = ("key", "number", "operator", "values")
+    __hash__ = Record.value_hash
+
+    def __init__(self, key: str, operator: str, values: frozenset[str], number: int = 0) -> None:
+        self.key = key
+        self.operator = operator
+        self.values = values
+        self.number = number
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         present = self.key in labels
@@ -67,20 +74,30 @@ class _LabelRequirement:
         return label_number > self.number if self.operator == "Gt" else label_number < self.number
 
 
-@dataclass(frozen=True, slots=True)
-class _FieldRequirement:
-    key: str
-    equal: bool
-    value: str
+class _FieldRequirement(Record):
+    __slots__ = ("equal", "key", "value")
+    __hash__ = Record.value_hash
+
+    def __init__(self, key: str, equal: bool, value: str) -> None:
+        self.key = key
+        self.equal = equal
+        self.value = value
 
     def matches(self, fields: Mapping[str, str]) -> bool:
         return (fields.get(self.key, "") == self.value) == self.equal
 
 
-@dataclass(frozen=True, slots=True)
-class _Term:
-    labels: tuple[_LabelRequirement, ...] | None
-    fields: tuple[_FieldRequirement, ...] | None
+class _Term(Record):
+    __slots__ = ("fields", "labels")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        labels: tuple[_LabelRequirement, ...] | None,
+        fields: tuple[_FieldRequirement, ...] | None,
+    ) -> None:
+        self.labels = labels
+        self.fields = fields
 
     def matches(self, node: NodeInfo) -> bool:
         if self.labels is not None and not all(r.matches(node.labels) for r in self.labels):
@@ -92,12 +109,15 @@ class _Term:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class NodeSelector:
+class NodeSelector(Record):
     """A parsed `core/v1 NodeSelector`; `raw` is the manifest's dict."""
 
-    raw: Mapping[str, Any]
-    terms: tuple[_Term, ...]
+    __slots__ = ("raw", "terms")
+    __hash__ = Record.value_hash
+
+    def __init__(self, raw: Mapping[str, Any], terms: tuple[_Term, ...]) -> None:
+        self.raw = raw
+        self.terms = terms
 
     def matches(self, node: NodeInfo) -> bool:
         return any(term.matches(node) for term in self.terms)

@@ -9,7 +9,6 @@ the same slices: a network-attached pool is built once, not once per node.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -23,25 +22,56 @@ class PoolGatheringError(Exception):
     """`gather pool information: ...`; aborts the allocation on this node."""
 
 
-@dataclass(eq=False, slots=True)
 class Pool:
-    driver: str
-    name: str
-    incomplete: bool = False
-    invalid: bool = False
-    invalid_reason: str = ""
-    device_slices: list[SliceEntry] = field(default_factory=list)
-    other_slices: list[SliceEntry] = field(default_factory=list)
-    counter_sets: dict[str, dict[str, Fraction]] = field(default_factory=dict)
-    has_binding_conditions: bool = False
-    devices: list[DeviceEntry] = field(default_factory=list)
-    # Per selector set: positions (in `devices`) of devices whose selectors do not say no.
-    candidates: dict[Any, list[int]] = field(default_factory=dict)
-    allocated_counters: dict[str, dict[str, Fraction]] | None = None
-    # For explanations, per (selector set, binding enabled): the devices the selectors (or
-    # disabled binding conditions) rule out, with their rejection, and the matching devices.
-    # The same for every node that sees the pool.
-    explained: dict[Any, tuple[list[Any], list[DeviceEntry]]] = field(default_factory=dict)
+    __slots__ = (
+        "allocated_counters",
+        "candidates",
+        "counter_sets",
+        "device_slices",
+        "devices",
+        "driver",
+        "explained",
+        "has_binding_conditions",
+        "incomplete",
+        "invalid",
+        "invalid_reason",
+        "name",
+        "other_slices",
+    )
+
+    def __init__(
+        self,
+        driver: str,
+        name: str,
+        incomplete: bool = False,
+        invalid: bool = False,
+        invalid_reason: str = "",
+        device_slices: list[SliceEntry] | None = None,
+        other_slices: list[SliceEntry] | None = None,
+        counter_sets: dict[str, dict[str, Fraction]] | None = None,
+        has_binding_conditions: bool = False,
+        devices: list[DeviceEntry] | None = None,
+        candidates: dict[Any, list[int]] | None = None,
+        allocated_counters: dict[str, dict[str, Fraction]] | None = None,
+        explained: dict[Any, tuple[list[Any], list[DeviceEntry]]] | None = None,
+    ) -> None:
+        self.driver = driver
+        self.name = name
+        self.incomplete = incomplete
+        self.invalid = invalid
+        self.invalid_reason = invalid_reason
+        self.device_slices = [] if device_slices is None else device_slices
+        self.other_slices = [] if other_slices is None else other_slices
+        self.counter_sets = {} if counter_sets is None else counter_sets
+        self.has_binding_conditions = has_binding_conditions
+        self.devices = [] if devices is None else devices
+        # Per selector set: positions (in `devices`) of devices whose selectors do not say no.
+        self.candidates = {} if candidates is None else candidates
+        self.allocated_counters = allocated_counters
+        # For explanations, per (selector set, binding enabled): the devices the selectors (or
+        # disabled binding conditions) rule out, with their rejection, and the matching devices.
+        # The same for every node that sees the pool.
+        self.explained = {} if explained is None else explained
 
     @property
     def id(self) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
+
+from dractl.records import Record
 
 QuantityFormat = Literal["BinarySI", "DecimalSI", "DecimalExponent"]
 
@@ -33,10 +34,13 @@ class QuantityError(ValueError):
     """The text is not a Kubernetes quantity."""
 
 
-@dataclass(frozen=True, slots=True)
-class Quantity:
-    value: Fraction
-    format: QuantityFormat = "DecimalSI"
+class Quantity(Record):
+    __slots__ = ("format", "value")
+    __hash__ = Record.value_hash
+
+    def __init__(self, value: Fraction, format: QuantityFormat = "DecimalSI") -> None:
+        self.value = value
+        self.format = format
 
     @classmethod
     def parse(cls, text: object) -> Quantity:

@@ -15,7 +15,6 @@ add random suffixes).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from dractl.allocator.inputs import (
@@ -27,6 +26,7 @@ from dractl.allocator.inputs import (
     pod_spec,
 )
 from dractl.errors import InputError
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.allocator.nodes import NodeInfo
@@ -45,15 +45,24 @@ WORKLOAD_KINDS = {
 # evaluate(unit, nodes, trace) -> one NodeResult per node, in node order
 
 
-@dataclass
-class Workload:
+class Workload(Record):
     """A workload whose Pods are placed one after another."""
 
-    unit: AllocationUnit  # its pod template, as `plan` made it (claims named after the workload)
-    count: int | None  # Pods to place; None: until one does not fit (--replicas max)
-    source: str  # where the count comes from ("spec.replicas", "--replicas", ...)
-    daemon_nodes: list[NodeInfo] | None = None  # DaemonSet: the node of each replica
-    focus: bool = False  # --pod names the last replica: explained on every node, fit or not
+    __slots__ = ("count", "daemon_nodes", "focus", "source", "unit")
+
+    def __init__(
+        self,
+        unit: AllocationUnit,
+        count: int | None,
+        source: str,
+        daemon_nodes: list[NodeInfo] | None = None,
+        focus: bool = False,
+    ) -> None:
+        self.unit = unit  # its pod template, as `plan` made it (claims named after the workload)
+        self.count = count  # Pods to place; None: until one does not fit (--replicas max)
+        self.source = source  # where the count comes from ("spec.replicas", "--replicas", ...)
+        self.daemon_nodes = daemon_nodes  # DaemonSet: the node of each replica
+        self.focus = focus  # --pod names the last replica: explained on every node, fit or not
 
     @property
     def obj(self) -> ApiObject:

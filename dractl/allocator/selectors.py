@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dractl.allocator.inventory import DeviceEntry
 from dractl.allocator.trace import Reason, Rejection
+from dractl.records import Record
 
 
 class CompiledSelector(Protocol):
@@ -30,15 +30,25 @@ Compiler = Callable[[str], CompiledSelector]
 DeviceFactory = Callable[[DeviceEntry, bool], Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(Record):
     """A selector that is false (`error` None) or failed; `compile_error` tells which kind."""
 
-    from_class: bool
-    index: int
-    expression: str
-    error: str | None = None
-    compile_error: bool = False
+    __slots__ = ("compile_error", "error", "expression", "from_class", "index")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        from_class: bool,
+        index: int,
+        expression: str,
+        error: str | None = None,
+        compile_error: bool = False,
+    ) -> None:
+        self.from_class = from_class
+        self.index = index
+        self.expression = expression
+        self.error = error
+        self.compile_error = compile_error
 
     def error_text(self, owner: str) -> str:
         kind = "compile" if self.compile_error else "runtime"

@@ -14,7 +14,6 @@ import sys
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -39,6 +38,7 @@ from dractl.allocator.pools import Pool, PoolGatherer, PoolGatheringError, node_
 from dractl.allocator.quantity import Quantity, QuantityError
 from dractl.allocator.selectors import Compiler, SelectorEngine, SelectorSet
 from dractl.allocator.trace import NodeTrace, PoolTrace, Reason, Rejection, RequestTrace
+from dractl.records import Record
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
 DEFAULT_TIMEOUT = 10.0
@@ -57,8 +57,7 @@ class _Timeout(Exception):
     pass
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(Record):
     """The result of one :meth:`Allocator.allocate` call.
 
     - `status`: "allocated" (every claim got a result), "unschedulable" (no solution, no
@@ -72,50 +71,121 @@ class Outcome:
     - `trace`: what the search saw, when asked for.
     """
 
-    node: str
-    status: Status
-    allocations: list[dict[str, Any]] | None
-    error: str | None
-    implementation: Implementation
-    order_ambiguous: bool = False
-    trace: NodeTrace | None = None
-    steps: int = 0
+    __slots__ = (
+        "allocations",
+        "error",
+        "implementation",
+        "node",
+        "order_ambiguous",
+        "status",
+        "steps",
+        "trace",
+    )
+
+    def __init__(
+        self,
+        node: str,
+        status: Status,
+        allocations: list[dict[str, Any]] | None,
+        error: str | None,
+        implementation: Implementation,
+        order_ambiguous: bool = False,
+        trace: NodeTrace | None = None,
+        steps: int = 0,
+    ) -> None:
+        self.node = node
+        self.status = status
+        self.allocations = allocations
+        self.error = error
+        self.implementation = implementation
+        self.order_ambiguous = order_ambiguous
+        self.trace = trace
+        self.steps = steps
 
 
-@dataclass(eq=False, slots=True)
 class _Request:
     """A request without subrequests, or one subrequest (upstream's `requestData`)."""
 
-    claim_index: int
-    request_index: int
-    sub_index: int
-    name: str
-    parent: str | None
-    raw: dict[str, Any]
-    class_name: str = ""
-    class_config: list[dict[str, Any]] = field(default_factory=list)
-    selectors: SelectorSet | None = None
-    all_mode: bool = False
-    num_devices: int = 0
-    admin_access: bool = False
-    tolerations: list[dict[str, Any]] = field(default_factory=list)
-    capacity_requests: dict[str, Quantity] | None = None
-    capacity_problem: str | None = None
-    all_devices: list[tuple[DeviceEntry, Pool]] = field(default_factory=list)
-    selected_sub: int = 0
-    trace: RequestTrace | None = None
+    __slots__ = (
+        "admin_access",
+        "all_devices",
+        "all_mode",
+        "capacity_problem",
+        "capacity_requests",
+        "claim_index",
+        "class_config",
+        "class_name",
+        "name",
+        "num_devices",
+        "parent",
+        "raw",
+        "request_index",
+        "selected_sub",
+        "selectors",
+        "sub_index",
+        "tolerations",
+        "trace",
+    )
+
+    def __init__(
+        self,
+        claim_index: int,
+        request_index: int,
+        sub_index: int,
+        name: str,
+        parent: str | None,
+        raw: dict[str, Any],
+        class_name: str = "",
+        class_config: list[dict[str, Any]] | None = None,
+        selectors: SelectorSet | None = None,
+        all_mode: bool = False,
+        num_devices: int = 0,
+        admin_access: bool = False,
+        tolerations: list[dict[str, Any]] | None = None,
+        capacity_requests: dict[str, Quantity] | None = None,
+        capacity_problem: str | None = None,
+        all_devices: list[tuple[DeviceEntry, Pool]] | None = None,
+        selected_sub: int = 0,
+        trace: RequestTrace | None = None,
+    ) -> None:
+        self.claim_index = claim_index
+        self.request_index = request_index
+        self.sub_index = sub_index
+        self.name = name
+        self.parent = parent
+        self.raw = raw
+        self.class_name = class_name
+        self.class_config = [] if class_config is None else class_config
+        self.selectors = selectors
+        self.all_mode = all_mode
+        self.num_devices = num_devices
+        self.admin_access = admin_access
+        self.tolerations = [] if tolerations is None else tolerations
+        self.capacity_requests = capacity_requests
+        self.capacity_problem = capacity_problem
+        self.all_devices = [] if all_devices is None else all_devices
+        self.selected_sub = selected_sub
+        self.trace = trace
 
     @property
     def full_name(self) -> str:
         return f"{self.parent}/{self.name}" if self.parent is not None else self.name
 
 
-@dataclass(slots=True)
-class _Result:
-    request: _Request
-    device: DeviceEntry
-    share_id: str | None
-    consumed: dict[str, Quantity] | None
+class _Result(Record):
+    __slots__ = ("consumed", "device", "request", "share_id")
+
+    def __init__(
+        self,
+        request: _Request,
+        device: DeviceEntry,
+        share_id: str | None,
+        consumed: dict[str, Quantity] | None,
+    ) -> None:
+        self.request = request
+        self.device = device
+        self.share_id = share_id
+        self.consumed = consumed
 
     @property
     def id(self) -> DeviceID:

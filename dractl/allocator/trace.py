@@ -10,13 +10,13 @@ every node, and :meth:`RequestTrace.rejections` adds them when asked.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from dractl.allocator.inventory import DeviceEntry, DeviceID, format_device_id
 from dractl.allocator.quantity import canonical
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.allocator.inventory import Inventory, SliceEntry
@@ -52,12 +52,15 @@ class Reason(Enum):
     GIVEN_BACK = "given-back"  # fitted, but what came after it did not: backtracked
 
 
-@dataclass(frozen=True, slots=True)
-class Rejection:
+class Rejection(Record):
     """One reason with its raw arguments; :meth:`message` formats it for humans."""
 
-    reason: Reason
-    args: tuple[Any, ...] = ()
+    __slots__ = ("args", "reason")
+    __hash__ = Record.value_hash
+
+    def __init__(self, reason: Reason, args: tuple[Any, ...] = ()) -> None:
+        self.reason = reason
+        self.args = args
 
     def message(self) -> str:
         return _FORMATTERS[self.reason](*self.args)
@@ -154,35 +157,73 @@ _GIVEN_BACK = Rejection(Reason.GIVEN_BACK)
 _BINDING_CONDITIONS = Rejection(Reason.BINDING_CONDITIONS)
 
 
-@dataclass(slots=True)
-class PoolTrace:
-    driver: str
-    pool: str
-    status: str  # "ok", "incomplete", "invalid"
-    invalid_reason: str = ""
-    devices: int = 0
+class PoolTrace(Record):
+    __slots__ = ("devices", "driver", "invalid_reason", "pool", "status")
+
+    def __init__(
+        self,
+        driver: str,
+        pool: str,
+        status: str,
+        invalid_reason: str = "",
+        devices: int = 0,
+    ) -> None:
+        self.driver = driver
+        self.pool = pool
+        self.status = status  # "ok", "incomplete", "invalid"
+        self.invalid_reason = invalid_reason
+        self.devices = devices
 
 
-@dataclass(slots=True)
-class RequestTrace:
+class RequestTrace(Record):
     """One request, or one subrequest of a firstAvailable request, of one claim.
 
     `recorded` maps devices the search turned down to the first reason; `picked` holds
     devices that were part of some partial solution; `chosen` is filled on success.
     """
 
-    claim: str
-    claim_index: int
-    request: str  # "req" or "req/sub"
-    device_class: str
-    mode: str
-    count: int
-    recorded: dict[DeviceEntry, Rejection] = field(default_factory=dict)
-    picked: set[DeviceEntry] = field(default_factory=set)
-    chosen: list[DeviceID] = field(default_factory=list)
-    selector_set: SelectorSet | None = None
-    pools: list[Pool] = field(default_factory=list)
-    binding_enabled: bool = True
+    __slots__ = (
+        "binding_enabled",
+        "chosen",
+        "claim",
+        "claim_index",
+        "count",
+        "device_class",
+        "mode",
+        "picked",
+        "pools",
+        "recorded",
+        "request",
+        "selector_set",
+    )
+
+    def __init__(
+        self,
+        claim: str,
+        claim_index: int,
+        request: str,
+        device_class: str,
+        mode: str,
+        count: int,
+        recorded: dict[DeviceEntry, Rejection] | None = None,
+        picked: set[DeviceEntry] | None = None,
+        chosen: list[DeviceID] | None = None,
+        selector_set: SelectorSet | None = None,
+        pools: list[Pool] | None = None,
+        binding_enabled: bool = True,
+    ) -> None:
+        self.claim = claim
+        self.claim_index = claim_index
+        self.request = request  # "req" or "req/sub"
+        self.device_class = device_class
+        self.mode = mode
+        self.count = count
+        self.recorded = {} if recorded is None else recorded
+        self.picked = set() if picked is None else picked
+        self.chosen = [] if chosen is None else chosen
+        self.selector_set = selector_set
+        self.pools = [] if pools is None else pools
+        self.binding_enabled = binding_enabled
 
     def rejections(self, *, ruled_out: bool = True) -> Iterator[tuple[DeviceEntry, Rejection]]:
         """Every device of the node's usable pools that was not chosen, with its reason.
@@ -274,29 +315,63 @@ class RequestTrace:
                 if self.selector_set.rejection(d) is None]
 
 
-@dataclass(slots=True)
-class Progress:
+class Progress(Record):
     """The deepest point the search reached: results so far and the slot it could not fill."""
 
-    devices: int = -1
-    results: list[list[DeviceID]] = field(default_factory=list)
-    claim_index: int = 0
-    request: str = ""
-    missing: int = 0
+    __slots__ = ("claim_index", "devices", "missing", "request", "results")
+
+    def __init__(
+        self,
+        devices: int = -1,
+        results: list[list[DeviceID]] | None = None,
+        claim_index: int = 0,
+        request: str = "",
+        missing: int = 0,
+    ) -> None:
+        self.devices = devices
+        self.results = [] if results is None else results
+        self.claim_index = claim_index
+        self.request = request
+        self.missing = missing
 
 
-@dataclass(slots=True)
-class NodeTrace:
-    node: str
-    implementation: str
-    pools: list[PoolTrace] = field(default_factory=list)
-    requests: list[RequestTrace] = field(default_factory=list)
-    best: Progress = field(default_factory=Progress)
-    steps: int = 0
-    inventory: Inventory | None = None
-    node_info: NodeInfo | None = None
-    visible_slices: set[SliceEntry] = field(default_factory=set)
-    pool_objects: list[Pool] = field(default_factory=list)
+class NodeTrace(Record):
+    __slots__ = (
+        "best",
+        "implementation",
+        "inventory",
+        "node",
+        "node_info",
+        "pool_objects",
+        "pools",
+        "requests",
+        "steps",
+        "visible_slices",
+    )
+
+    def __init__(
+        self,
+        node: str,
+        implementation: str,
+        pools: list[PoolTrace] | None = None,
+        requests: list[RequestTrace] | None = None,
+        best: Progress | None = None,
+        steps: int = 0,
+        inventory: Inventory | None = None,
+        node_info: NodeInfo | None = None,
+        visible_slices: set[SliceEntry] | None = None,
+        pool_objects: list[Pool] | None = None,
+    ) -> None:
+        self.node = node
+        self.implementation = implementation
+        self.pools = [] if pools is None else pools
+        self.requests = [] if requests is None else requests
+        self.best = Progress() if best is None else best
+        self.steps = steps
+        self.inventory = inventory
+        self.node_info = node_info
+        self.visible_slices = set() if visible_slices is None else visible_slices
+        self.pool_objects = [] if pool_objects is None else pool_objects
 
     def request(self, claim: str, request: str) -> RequestTrace | None:
         for entry in self.requests:
