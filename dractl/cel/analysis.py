@@ -92,3 +92,51 @@ def _bound_names(root: Expr) -> set[str]:
         if node.kind == "comprehension":
             names.update(n for n in (node.iter_var, node.iter_var2, node.accu_var) if n)
     return names
+
+
+#: Uses of an outer map as a whole that look no domain up: what they see does not depend on
+#: upstream's empty-map default.
+_WHOLE_MAP_CALLS = ("size", "@in")
+
+
+def domain_lookup_nodes(ast: CheckedAst) -> tuple[list[tuple[Expr, Expr | str]], bool]:
+    """Each lookup of a domain directly in ``device.attributes`` or ``device.capacity`` (the
+    lookup node and its key: a constant, ``device.driver`` or a variable), and whether these
+    are all the domain lookups the expression can make (no other use of an outer map or of
+    ``device`` could look one up)."""
+    lookups: list[tuple[Expr, Expr | str]] = []
+    complete = True
+    parents = _parents(ast.root)
+    bound_names = _bound_names(ast.root)
+    for node in ast.root.walk():
+        if node.kind != "ident":
+            continue
+        if node.name == "device" and "device" not in bound_names:
+            parent = parents.get(node.id)
+            if not (parent is not None and parent.kind == "select"
+                    and parent.name in ("driver", "allowMultipleAllocations")):
+                complete = False
+            continue
+        if node.name not in _OUTER_MAPS or node.name in bound_names:
+            continue
+        parent = parents.get(node.id)
+        if parent is None:
+            continue  # the map is the whole expression
+        if parent.kind == "select" and parent.operand is node:
+            if not parent.test_only:
+                lookups.append((parent, parent.name))
+        elif parent.kind == "call" and parent.name in _LOOKUP_CALLS and len(parent.args) == 2 \
+                and parent.args[0] is node:
+            key = parent.args[1]
+            if (key.kind == "const" and isinstance(key.value, str)) or _is_device_driver(key) or key.kind == "ident":
+                lookups.append((parent, key))
+            else:
+                complete = False
+        elif parent.kind == "call" and parent.name in _WHOLE_MAP_CALLS and (
+                parent.operand is node or (parent.args and parent.args[-1] is node)):
+            continue
+        elif parent.kind == "comprehension" and parent.iter_range is node:
+            continue  # iterates the domains, looks none up
+        else:
+            complete = False
+    return lookups, complete

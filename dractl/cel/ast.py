@@ -578,6 +578,10 @@ def build_bind(fresh: Callable[[], int], name: str, value: bytes, body: bytes) -
     return _encode([(2, 0, fresh()), (9, 2, comprehension)])
 
 
+def build_select(fresh: Callable[[], int], operand: bytes, field: str) -> bytes:
+    return _encode([(2, 0, fresh()), (5, 2, _encode([(1, 2, operand), (2, 2, field.encode())]))])
+
+
 def build_list(fresh: Callable[[], int], *elements: bytes) -> bytes:
     return _encode([(2, 0, fresh()), (7, 2, _encode([(1, 2, element) for element in elements]))])
 

@@ -83,6 +83,16 @@ ROWS: list[tuple[str, object]] = [
     ('device.attributes["gpu.example.com"].driverVersion in [1, 2] || true', ('runtime', 'internal error: runtime error: hash of unhashable type cel.Semver')),
     ('{device.attributes["gpu.example.com"].driverVersion: 1}.size() > 0 || true', ('runtime', 'internal error: runtime error: hash of unhashable type cel.Semver')),
     ('{device.attributes["gpu.example.com"].model: 1}.size() > 0', True),
+    # a selector that inspects a device map as a whole and looks up a domain the device lacks: the
+    # domain is an empty map, as upstream's maps answer
+    ('size(device.attributes) > 0 && device.attributes["nosuch.example.com"]["cores"] > 0', ('runtime', 'no such key: cores')),
+    ('size(device.attributes) > 0 && device.attributes["nosuch.example.com"].size() == 0', True),
+    ('"nosuch.example.com" in device.attributes || device.attributes["nosuch.example.com"].cores > 0', ('runtime', 'no such key: cores')),
+    ('size(device.capacity) > 0 && device.capacity["nosuch.example.com"].memory.isGreaterThan(quantity("1"))', ('runtime', 'no such key: memory')),
+    ('size(device.attributes) > 0 && device.attributes[?"nosuch.example.com"].hasValue()', True),
+    ('size(device.attributes) > 0 && device.attributes.?nosuch.hasValue()', True),
+    ('size(device.attributes) == 1 && device.attributes.nosuch.size() == 0', True),
+    ('device.attributes.exists(d, device.attributes[d].size() > 0) && device.attributes[device.driver].cores == 7', True),
 ]
 
 

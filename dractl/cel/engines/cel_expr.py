@@ -28,13 +28,18 @@ from google.protobuf import (
 )
 
 from dractl.cel import messages, named_formats, network, regex, urls
-from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookups
+from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookup_nodes, domain_lookups
 from dractl.cel.ast import (
     CelType,
     CheckedAst,
     Expr,
     Rename,
     Wrap,
+    build_call,
+    build_ident,
+    build_map,
+    build_select,
+    build_string,
     decode_checked,
     decode_parsed,
     rename_calls,
@@ -386,8 +391,8 @@ def _includes(target: Any, argument: Any) -> bool:
 
 
 class _CelExprProgram:
-    __slots__ = ("_engine", "_list_types", "_runtime", "ast", "cost", "expression", "lookups", "min_cost",
-                 "output_type", "serialized", "whole_device")
+    __slots__ = ("_engine", "_list_types", "_runtime", "ast", "cost", "domains_defaulted", "expression", "lookups",
+                 "min_cost", "output_type", "serialized", "whole_device")
 
     def __init__(self, engine: CelExprEngine, runtime: Any, output_type: str, list_types: bool,
                  ast: CheckedAst, cost: int, min_cost: int) -> None:
@@ -400,6 +405,7 @@ class _CelExprProgram:
         self.min_cost = min_cost
         self.lookups = domain_lookups(ast)
         self.whole_device = _device_escapes(ast)
+        self.domains_defaulted = False  # every domain lookup answers a missing domain as upstream
         self.expression = ""
         self.serialized = b""
 
@@ -441,7 +447,7 @@ class _CelExprProgram:
         elif message.startswith(("expected a double but got", 'only "NaN", "Infinity"')):
             message = self._float_clause_message(message) or message
         lookups = self.lookups
-        if not lookups.exact and lookups.any:
+        if not lookups.exact and lookups.any and not self.domains_defaulted:
             self._refuse_if_domain_missing(device, message)
         return CelRuntimeError(message)
 
@@ -1402,6 +1408,28 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
     return renames
 
 
+def _domain_default(lookup: Expr, key: Expr | str) -> Wrap:
+    """``device.attributes[key]`` (or ``.key``, ``[?key]``, ``.?key``) as upstream's outer maps
+    answer it: a domain the device lacks is an empty map (an optional of one)."""
+    outer = lookup.operand if lookup.kind == "select" else lookup.args[0]
+    assert outer is not None
+    optional = lookup.kind == "call" and lookup.name in ("_[?_]", "_?._")
+
+    def wrap(expr: bytes, fresh: Callable[[], int]) -> bytes:
+        if isinstance(key, str):
+            key_expr = build_string(fresh, key)
+        elif key.kind == "const":
+            key_expr = build_string(fresh, key.value)
+        elif key.kind == "ident":
+            key_expr = build_ident(fresh, key.name)
+        else:  # device.driver
+            key_expr = build_select(fresh, build_ident(fresh, "device"), "driver")
+        present = build_call(fresh, "@in", key_expr, build_ident(fresh, outer.name))
+        empty = build_map(fresh)
+        return build_call(fresh, "_?_:_", present, expr, build_call(fresh, "optional.of", empty) if optional else empty)
+    return wrap
+
+
 #: Functions the runtime environment runs in Python under their checker's name.
 _PYTHON_FUNCTIONS = frozenset({
     "quantity", "isQuantity", "sign", "asApproximateFloat", "asInteger", "isInteger", "add", "sub", "isGreaterThan",
@@ -1676,6 +1704,13 @@ class CelExprEngine:
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
         if cel_expr_optionals.makes_optionals(ast.types):
             guards.update(_optional_boxes(ast, renames))
+        lookups = domain_lookups(ast)
+        domains_defaulted = False
+        if not lookups.exact and lookups.any:
+            # The device's maps are bound as they are (they are inspected as a whole): each domain
+            # lookup gets upstream's empty-map default in the expression instead.
+            nodes, domains_defaulted = domain_lookup_nodes(ast)
+            guards.update({node.id: _domain_default(node, key) for node, key in nodes})
         runtime = self._runtime_env.deserialize(rename_calls(
             serialized, renames, _shadowed_map_keys(ast), _always_true(ast), guards,
             first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1))
@@ -1683,6 +1718,7 @@ class CelExprEngine:
         # Only a program that can panic as cel-go does looks for a recorded panic.
         kind = _PanickingProgram if guards or "dractl.@in_constant_list" in renames.values() else _CelExprProgram
         program = kind(self, runtime, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)
+        program.domains_defaulted = domains_defaulted
         program.expression = expression
         program.serialized = serialized  # the tree as the engine wrote it (dractl.cel.compile_store)
         return program
