@@ -1382,6 +1382,11 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
             runtime_name = _k8s_list_runtime_name(name, ast.overloads.get(node.id, []))
             if runtime_name is not None:
                 renames[node.id] = runtime_name
+        elif name in cel_expr_operands.CONVERSION_CHECKS and node.operand is None and len(node.args) == 1:
+            kind = types.get(node.args[0].id)
+            if _unknown_scalar(kind) or (kind is not None and kind.kind == "string"):
+                renames[node.id] = (name, cel_expr_operands.CONVERSION_CHECKS[name], next_id)
+                next_id += 1
         elif name in cel_expr_operands.OPERAND_CHECKS or name in cel_expr_operands.REPLACEMENTS:
             operand = node.operand if node.operand is not None else (node.args[0] if len(node.args) == 1 else None)
             if operand is None or not _unknown_scalar(types.get(operand.id)):

@@ -10,10 +10,14 @@ upstream's environment has v2). The checker cannot see this when the operand is 
 
 from __future__ import annotations
 
+import datetime
+import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 from cel_expr_python import cel
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from dractl.cel.engines.cel_expr_optionals import is_box
 
@@ -51,6 +55,63 @@ def _reverse(type_name: Callable[[Any], str]) -> Callable[[Any], Any]:
     return call
 
 
+# Go's strconv, as cel-go's string conversions call it: ParseInt and ParseUint in base 10 (no
+# space, no underscore, ParseUint no sign), ParseFloat (underscores between digits, hexadecimal
+# with a binary exponent, inf/infinity/nan in any case; out of range is an error), ParseBool.
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+_GO_UINT = re.compile(r"[0-9]+")
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_GO_FLOAT = re.compile(rf"[+-]?(?:(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+                       r"|0[xX](?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?(?:\.[0-9a-fA-F]*)?[pP][+-]?[0-9]+"
+                       r"|(?i:inf|infinity|nan))")
+_GO_BOOLS = {"1": "true", "t": "true", "T": "true", "TRUE": "true", "true": "true", "True": "true",
+             "0": "false", "f": "false", "F": "false", "FALSE": "false", "false": "false", "False": "false"}
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _go_parse(target: str, text: str) -> str | None:
+    """``text`` as cel-cpp reads the same value, or None where Go's parser refuses it."""
+    if target == "int":
+        if _GO_INT.fullmatch(text) and _INT64[0] <= int(text) <= _INT64[1]:
+            return str(int(text))
+        return None
+    if target == "uint":
+        return str(int(text)) if _GO_UINT.fullmatch(text) and int(text) < 2**64 else None
+    if target == "bool":
+        return _GO_BOOLS.get(text)
+    if not _GO_FLOAT.fullmatch(text):
+        return None
+    body = text.replace("_", "")
+    unsigned = body.lstrip("+-").lower()
+    if unsigned in ("inf", "infinity", "nan"):
+        return ("-" if body.startswith("-") else "") + ("nan" if unsigned == "nan" else "inf")
+    number = float.fromhex(body) if "x" in unsigned else float(body)
+    return None if math.isinf(number) else repr(number)  # Go: out of range is ErrRange
+
+
+def _conversion_operand(target: str) -> Callable[[Any], Any]:
+    def call(value: Any) -> Any:
+        if type(value) is str:
+            text = _go_parse(target, value)
+            if text is None:
+                raise ValueError(f"type conversion error from 'string' to '{target}'")
+            return text
+        if is_box(value):
+            raise ValueError(f"{_NO_SUCH_OVERLOAD}: {target}(optional_type)")
+        if type(value) is datetime.timedelta:  # handed back as the protobuf message cel-cpp takes
+            message = duration_pb2.Duration()
+            message.FromTimedelta(value)
+            return message
+        if type(value) is datetime.datetime:
+            stamp = timestamp_pb2.Timestamp()
+            stamp.FromDatetime(value)
+            return stamp
+        return value
+    return call
+
+
+#: Conversions whose string argument is read with Go's parser first (a string or dyn operand).
+CONVERSION_CHECKS = {name: f"dractl.{name}_operand" for name in ("int", "uint", "double", "bool")}
 #: The checker's function name -> the runtime function the call's operand goes through first.
 OPERAND_CHECKS = {"string": "dractl.string_operand", "size": "dractl.size_operand"}
 #: The checker's function name -> the runtime function that replaces the call.
@@ -60,6 +121,9 @@ REPLACEMENTS = {"reverse": "dractl.reverse"}
 def declarations(token_type_name: Callable[[bytes], str], library_value: Callable[[Any], bool],
                  type_name: Callable[[Any], str], texts: dict[bytes, Callable[[Any], str]]) -> list[Any]:
     return [
+        *(cel.FunctionDecl(runtime, [cel.Overload(runtime.replace(".", "_"), T.DYN, [T.DYN],
+                                                  impl=_conversion_operand(name))])
+          for name, runtime in CONVERSION_CHECKS.items()),
         cel.FunctionDecl("dractl.string_operand", [cel.Overload(
             "dractl_string_operand", T.DYN, [T.DYN], impl=_string_operand(token_type_name, library_value, texts))]),
         cel.FunctionDecl("dractl.size_operand", [
