@@ -77,6 +77,11 @@ ROWS: list[tuple[str, object]] = [
     ('dyn(1).isSorted()', ('runtime', 'no such overload: isSorted(int)')),
     ("[dyn(1), dyn('a')].sum() > 0", ('runtime', 'no such overload')),
     ('device.attributes["gpu.example.com"].cores.startsWith("a")', ('runtime', 'no such overload')),
+    # sorting elements that have no order, or not one type
+    ('[null].sort().size() == 1', ('runtime', 'list elements must be comparable')),
+    ('[dyn(1), dyn("a")].sort().size() == 1', ('runtime', 'list elements must have the same type')),
+    ('[1, 2].sortBy(x, dyn([x])).size() == 2', ('runtime', 'list elements must be comparable')),
+    ('[1, 2].sortBy(x, x == 1 ? dyn(1) : dyn("a")).size() == 2', ('runtime', 'list elements must have the same type')),
     # panics in cel-go's cost trackers and map hashing end the whole evaluation: an || or && around
     # the failing step does not absorb them
     ('device.attributes["gpu.example.com"].tags.distinct().size() > 0 || true', ('runtime', 'internal error: interface conversion: *types.Err is not traits.Lister: missing method Add')),
