@@ -78,3 +78,23 @@ def test_the_cluster_is_the_one_the_upstream_benchmark_generator_writes() -> Non
         [sys.executable, str(generator), "7", "5", "130"], capture_output=True, text=True, check=True
     ).stdout
     assert list(yaml.safe_load_all(written)) == synthetic.cluster(7, 5, 130)
+
+
+@pytest.mark.parametrize("kubectl", ["yaml", "json"])
+def test_errors_in_a_dump_point_where_reading_it_whole_points(kubectl: str, run_dractl, tmp_path: Path) -> None:
+    """A dump read item by item (or by the C JSON decoder) reports a value the apiserver could
+    not decode at the position the whole document's reading gives it."""
+    from dractl.api.decoding import decode_errors
+    from dractl.api.model import build_all
+
+    text = _written(kubectl, nodes=5)
+    broken = text.replace("resourceSliceCount: 1", "resourceSliceCount: x", 1) if kubectl == "yaml" else (
+        text.replace('"resourceSliceCount": 1', '"resourceSliceCount": "x"', 1))
+    assert broken != text
+    dump = tmp_path / f"dump.{kubectl}"
+    dump.write_text(broken)
+    whole = load_text(broken, str(dump), comments=False)  # read whole, as every other input
+    expected = [f"dractl: error: {error}" for error in decode_errors(build_all(whole.objects), "1.36")]
+    assert expected and f"{dump}:" in expected[0]
+    got = run_dractl("explain", str(dump))
+    assert (got.returncode, got.stderr.splitlines()) == (2, expected)
