@@ -1,5 +1,5 @@
 """``dractl.report.json.dumps`` writes exactly what ``json.dumps(data, indent=2)`` writes, through
-orjson where the two agree and through json where they do not."""
+orjson where the two agree and through json where they do not (and for small data)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from typing import Any
 
 import pytest
 
+import dractl.report.json
 from dractl.load import load_text
 from dractl.report.json import dumps
+
+
+@pytest.fixture(autouse=True, params=["orjson for any size", "orjson for large data only"])
+def threshold(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.param == "orjson for any size":
+        monkeypatch.setattr(dractl.report.json, "_ORJSON_FROM", 0)
 
 CASES: list[tuple[str, Any]] = [
     ("nested, empty containers", {"a": [1, {}, [], {"b": None}], "c": {"d": [True, False]}}),
@@ -38,6 +45,13 @@ def test_trees_read_with_positions_are_written_as_plain_data() -> None:
     tree = loaded.files[0].documents[0].raw
     assert hasattr(tree, "lc")  # the fast reader's tree, with its marks
     assert dumps(tree) == json.dumps(tree, indent=2)
+
+
+def test_large_data_is_written_alike() -> None:
+    data = {"nodes": [{"name": f"node-{n}", "ok": n % 2 == 0, "devices": [n, None, "x"]} for n in range(5000)]}
+    assert dumps(data) == json.dumps(data, indent=2)
+    data["nodes"][-1]["ratio"] = 1e-07
+    assert dumps(data) == json.dumps(data, indent=2)
 
 
 def test_what_neither_writes_raises_as_json_does() -> None:
