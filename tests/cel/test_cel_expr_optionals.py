@@ -89,3 +89,39 @@ def test_validate_returns_an_optional_of_a_list_of_strings() -> None:
         "compilation failed: ERROR: <input>:1:48: found no matching overload for '_+_' applied to '(string, int)'\n"
         ' | format.dns1123Label().validate("x").value()[0] + 1 == 2\n'
         " | ...............................................^")
+
+
+#: A list or map holding an optional on its way to a Python function: the engine would end the
+#: process, and a box cannot be put inside a container natively, so the expression is refused.
+REFUSED: list[tuple[str, str]] = [
+    ("dyn({'a': optional.of(1)}).isSorted()", "isSorted()"),
+    ("dyn({'a': optional.of(1)}) == dyn(quantity('1'))", "the operator =="),
+    ("[dyn(optional.of(1))].isSorted()", "isSorted()"),
+    ("[[optional.of(1)]].exists(x, dyn(x) == dyn(1))", "the operator =="),
+    ("[dyn([optional.of(1)])].exists(x, x == dyn(1))", "the operator =="),
+    ("cel.bind(m, {'a': optional.of(1)}, dyn(m) == dyn(1))", "the operator =="),
+    ("[1, 2].map(x, optional.of(x)).exists(y, dyn([y]) == dyn(1))", "the operator =="),
+]
+
+#: Expressions that make optionals but hand Python nothing holding one: compiled and run.
+NOT_REFUSED = [
+    '[optional.of(1)].exists(x, dyn(x) == dyn(1))',
+    'cel.bind(d, device.attributes["gpu.example.com"], d.model == "a") || optional.of(1).hasValue()',
+    'device.attributes["gpu.example.com"].exists(k, v, v == "one") || format.named("date").hasValue()',
+    "[optional.of(1)] == [optional.of(1)]",
+]
+
+
+@pytest.mark.parametrize(("expression", "what"), REFUSED, ids=[row[0] for row in REFUSED])
+def test_optional_inside_a_container_for_python_is_refused(expression: str, what: str) -> None:
+    with pytest.raises(CelCompileError) as caught:
+        compile_selector(expression, release="1.36", purpose="stored", engine=DEFAULT_ENGINE)
+    assert caught.value.kind == "unsupported"
+    assert caught.value.detail == (
+        f"not supported by dractl: {what} of a list or map holding an optional value cannot be evaluated by "
+        "the CEL engine cel-expr-python (use --cel-engine cel-python)")
+
+
+@pytest.mark.parametrize("expression", NOT_REFUSED)
+def test_optionals_python_never_sees_are_not_refused(expression: str) -> None:
+    compile_selector(expression, release="1.36", purpose="stored", engine=DEFAULT_ENGINE)

@@ -14,7 +14,7 @@ import decimal
 import functools
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from cel_expr_python import cel
@@ -1442,20 +1442,37 @@ _PYTHON_FUNCTIONS = frozenset({
 _EQUALITY_RENAMES = frozenset({"dractl.@equals", "dractl.@not_equals", "dractl.@in", "dractl.@in_constant_list"})
 
 
+def _python_run_calls(ast: CheckedAst, renames: dict[int, Rename]) -> Iterator[tuple[Expr, str, list[Expr]]]:
+    """The calls the runtime runs in Python: (node, runtime name, operands)."""
+    for node in ast.root.walk():
+        if node.kind != "call":
+            continue
+        rename = renames.get(node.id)
+        runtime_name = rename[1] if isinstance(rename, tuple) else rename or node.name
+        if runtime_name.startswith("dractl.") or runtime_name in _PYTHON_FUNCTIONS:
+            yield node, runtime_name, ([node.operand] if node.operand is not None else []) + node.args
+
+
+def _refuse_optionals_in_containers(ast: CheckedAst, renames: dict[int, Rename], expression: str) -> None:
+    """cel-expr-python ends the process when a list or map holding an optional reaches a Python
+    function, and a box cannot be put inside a container natively: refuse such an expression."""
+    carriers = cel_expr_optionals.optional_carriers(ast.root, ast.types)
+    for node, _, operands in _python_run_calls(ast, renames):
+        if any(cel_expr_optionals.optional_in_container(operand, ast.types, carriers) for operand in operands):
+            line, column = expression_line_column(expression, ast.positions.get(node.id, 0))
+            what = f"the operator {node.name.strip('_@')}" if node.name[0] in "_@" else f"{node.name}()"
+            detail = (f"not supported by dractl: {what} of a list or map holding an optional value "
+                      "cannot be evaluated by the CEL engine cel-expr-python (use --cel-engine cel-python)")
+            raise CelCompileError(detail, [CelError(detail, line, column)], kind="unsupported")
+
+
 def _optional_boxes(ast: CheckedAst, renames: dict[int, Rename]) -> dict[int, Wrap]:
     """In an expression that makes optionals: the operands of calls run in Python that may be
     optionals at run time, to be boxed (see cel_expr_optionals). Equality and membership of
     containers that may hold optionals stay cel-cpp's (``renames`` loses them): a box cannot
     be put inside a list or map natively."""
     boxes: dict[int, Wrap] = {}
-    for node in ast.root.walk():
-        if node.kind != "call":
-            continue
-        rename = renames.get(node.id)
-        runtime_name = rename[1] if isinstance(rename, tuple) else rename or node.name
-        if not (runtime_name.startswith("dractl.") or runtime_name in _PYTHON_FUNCTIONS):
-            continue
-        operands = ([node.operand] if node.operand is not None else []) + node.args
+    for node, runtime_name, operands in list(_python_run_calls(ast, renames)):
         kinds = [ast.types.get(operand.id) for operand in operands]
         if runtime_name in _EQUALITY_RENAMES and any(
                 kind is not None and kind.kind in ("list", "map") and cel_expr_optionals.may_hold_optional(kind)
@@ -1709,6 +1726,7 @@ class CelExprEngine:
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
         if cel_expr_optionals.makes_optionals(ast.types):
             guards.update(_optional_boxes(ast, renames))
+            _refuse_optionals_in_containers(ast, renames, expression)
         lookups = domain_lookups(ast)
         domains_defaulted = False
         if not lookups.exact and lookups.any:

@@ -9,6 +9,10 @@ Python side takes a box for the optional it stands for (:func:`is_box`, :func:`u
 
 An optional can only reach a ``dyn`` operand from an expression that makes optionals (an
 ``optional_type`` somewhere in the checked tree), so other expressions are left as they are.
+
+What cannot be boxed natively is an optional inside a list or map on its way to Python
+(``dyn({'a': optional.of(1)}).isSorted()``): such an expression is refused as unsupported
+(:func:`optional_in_container`) rather than run.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from dractl.cel.ast import (
     CelType,
+    Expr,
     build_bind,
     build_call,
     build_ident,
@@ -73,3 +78,51 @@ def boxed(expr: bytes, fresh: Callable[[], int]) -> bytes:
                           build_list(fresh, build_call(fresh, "value", target=value())), build_list(fresh))
     box = build_map(fresh, (build_string(fresh, BOX_KEY), contents))
     return build_bind(fresh, name, expr, build_call(fresh, "_?_:_", is_optional, box, value()))
+
+
+def optional_carriers(root: Expr, types: dict[int, CelType]) -> dict[int, bool]:
+    """Per node id: whether its value may carry a value made from an optional. What is made
+    from ``device`` alone never does; a variable carries what it is bound to."""
+    carries: dict[int, bool] = {}
+
+    def visit(node: Expr, scope: dict[str, bool]) -> bool:
+        kind = types.get(node.id)
+        if node.kind == "comprehension":
+            assert node.iter_range is not None and node.accu_init is not None
+            elements = visit(node.iter_range, scope)
+            inner = {**scope, node.iter_var: elements, node.iter_var2: elements}
+            initial = visit(node.accu_init, scope)
+            steps = [part for part in (node.loop_condition, node.loop_step) if part is not None]
+            accumulated = any([visit(part, {**inner, node.accu_var: initial}) for part in steps])
+            inner[node.accu_var] = initial or accumulated
+            for part in steps:  # again, with what the accumulator may hold after a step
+                visit(part, inner)
+            result = visit(node.result, inner) if node.result is not None else False
+            found = may_hold_optional(kind) and (result or "optional_type" in str(kind))
+        elif node.kind == "ident":
+            if node.name.partition(".")[0] == "device":
+                found = False
+            else:
+                found = may_hold_optional(kind) and scope.get(node.name, True)
+        else:
+            parts = [visit(child, scope) for child in node.children()]
+            found = may_hold_optional(kind) and ("optional_type" in str(kind) or any(parts))
+        carries[node.id] = found
+        return found
+
+    visit(root, {})
+    return carries
+
+
+def optional_in_container(operand: Expr, types: dict[int, CelType], carriers: dict[int, bool]) -> bool:
+    """Whether ``operand`` may, at run time, be or hold a list or map holding an optional (as
+    :func:`optional_carriers` found them)."""
+    for node in operand.walk():
+        if not carriers.get(node.id, True):
+            continue
+        kind = types.get(node.id)
+        if kind is not None and kind.kind in ("list", "map"):
+            return True
+        if node.kind == "ident" and not is_optional_type(kind):
+            return True
+    return False
