@@ -44,6 +44,7 @@ from dractl.cel.ast import (
     decode_parsed,
     rename_calls,
 )
+from dractl.cel.call_text import argument_ends
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import (
@@ -1555,35 +1556,9 @@ def _two_variable_exists_one(expression: str) -> str:
         return expression
     text = expression
     for match in re.finditer(_EXISTS_ONE, expression):
-        if _top_level_arguments(expression, match.end()) == 3:
+        if len(argument_ends(expression, match.end())) == 3:
             text = text[:match.start()] + "existsOne (" + text[match.end():]
     return text
-
-
-def _top_level_arguments(text: str, start: int) -> int:
-    """The number of arguments of the call whose ``(`` ends before ``start``."""
-    depth, count, quote, index = 0, 1, "", start
-    while index < len(text):
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif text.startswith(quote, index):
-                index += len(quote) - 1
-                quote = ""
-        elif char in "\"'":
-            quote = text[index:index + 3] if text[index:index + 3] in ('"""', "'''") else char
-            index += len(quote) - 1
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if depth == 0:
-                return count
-            depth -= 1
-        elif char == "," and depth == 0:
-            count += 1
-        index += 1
-    return count
 
 
 def _refuse_private_type_names(ast: CheckedAst, expression: str) -> None:

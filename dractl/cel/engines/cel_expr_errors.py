@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from dractl.cel.ast import CelType, CheckedAst, Expr
+from dractl.cel.call_text import argument_ends
 from dractl.cel.errors import CelError
 from dractl.cel.messages import ISSUE_HEAD, strip_status
 from dractl.cel.source_map import expression_index, expression_line_column
@@ -499,32 +500,6 @@ def _logical(err: CelError) -> bool:
 _SORT_BY_INPUT = "@__sortBy_input__"  # cel-cpp's sortBy expansion: a comprehension over its target
 
 
-def _argument_end(text: str, start: int) -> int:
-    """Where the call argument that starts at ``start`` ends (its top-level ``,`` or ``)``)."""
-    depth, quote, index = 0, "", start
-    while index < len(text):
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif text.startswith(quote, index):
-                index += len(quote) - 1
-                quote = ""
-        elif char in "\"'":
-            quote = text[index:index + 3] if text[index:index + 3] in ('"""', "'''") else char
-            index += len(quote) - 1
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if depth == 0:
-                return index
-            depth -= 1
-        elif char == "," and depth == 0:
-            return index
-        index += 1
-    return index
-
-
 def sort_by_errors(checked: CheckedAst, expression: str, parse: Callable[[str], CheckedAst | None]) -> list[CelError]:
     """cel-go's parser errors for a ``sortBy`` variable cel-cpp's parser takes (one that is no
     identifier, or ``__result__``), at the variable's node as cel-go positions it; ``parse``
@@ -542,7 +517,7 @@ def sort_by_errors(checked: CheckedAst, expression: str, parse: Callable[[str], 
         if not expression.startswith("(", offset):
             continue
         begin = offset + 1
-        variable = parse(expression[begin:_argument_end(expression, begin)])
+        variable = parse(expression[begin:argument_ends(expression, begin)[0]])
         if variable is not None:
             begin += variable.positions.get(variable.root.id, 0)
         line, column = expression_line_column(expression, _skip_space(expression, begin))
