@@ -53,22 +53,9 @@ def _is_device_driver(node: Expr) -> bool:
 
 def domain_lookups(ast: CheckedAst) -> DomainLookups:
     found: tuple[set[str], set[str]] = (set(), set())
-    exact = True
-    parents = _parents(ast.root)
-    bound_names = _bound_names(ast.root)
-    for node in ast.root.walk():
-        if node.kind != "ident":
-            continue
-        if node.name == "device" and "device" not in bound_names:
-            parent = parents.get(node.id)
-            if not (parent is not None and parent.kind == "select"
-                    and parent.name in ("driver", "allowMultipleAllocations")):
-                exact = False  # the whole device escapes: its maps may be inspected anywhere
-            continue
-        which = _OUTER_MAPS.get(node.name)
-        if which is None or node.name in bound_names:
-            continue
-        parent = parents.get(node.id)
+    uses, exact = _outer_map_uses(ast)
+    for node, parent in uses:
+        which = _OUTER_MAPS[node.name]
         if parent is not None and parent.kind == "select" and parent.operand is node:
             if not parent.test_only:  # has(device.attributes.x) is true whatever the device has
                 found[which].add(parent.name)
@@ -84,6 +71,28 @@ def domain_lookups(ast: CheckedAst) -> DomainLookups:
         else:
             exact = False
     return DomainLookups(frozenset(found[0]), frozenset(found[1]), exact)
+
+
+def _outer_map_uses(ast: CheckedAst) -> tuple[list[tuple[Expr, Expr | None]], bool]:
+    """The uses of ``device.attributes`` and ``device.capacity`` (not a variable of that name),
+    each with its parent node, and whether ``device`` itself is used only for its driver or
+    allowMultipleAllocations (otherwise the whole device escapes and its maps may be inspected
+    anywhere)."""
+    uses: list[tuple[Expr, Expr | None]] = []
+    device_kept = True
+    parents = _parents(ast.root)
+    bound_names = _bound_names(ast.root)
+    for node in ast.root.walk():
+        if node.kind != "ident" or node.name in bound_names:
+            continue
+        parent = parents.get(node.id)
+        if node.name == "device":
+            if not (parent is not None and parent.kind == "select"
+                    and parent.name in ("driver", "allowMultipleAllocations")):
+                device_kept = False
+        elif node.name in _OUTER_MAPS:
+            uses.append((node, parent))
+    return uses, device_kept
 
 
 def _bound_names(root: Expr) -> set[str]:
@@ -105,21 +114,8 @@ def domain_lookup_nodes(ast: CheckedAst) -> tuple[list[tuple[Expr, Expr | str]],
     are all the domain lookups the expression can make (no other use of an outer map or of
     ``device`` could look one up)."""
     lookups: list[tuple[Expr, Expr | str]] = []
-    complete = True
-    parents = _parents(ast.root)
-    bound_names = _bound_names(ast.root)
-    for node in ast.root.walk():
-        if node.kind != "ident":
-            continue
-        if node.name == "device" and "device" not in bound_names:
-            parent = parents.get(node.id)
-            if not (parent is not None and parent.kind == "select"
-                    and parent.name in ("driver", "allowMultipleAllocations")):
-                complete = False
-            continue
-        if node.name not in _OUTER_MAPS or node.name in bound_names:
-            continue
-        parent = parents.get(node.id)
+    uses, complete = _outer_map_uses(ast)
+    for node, parent in uses:
         if parent is None:
             continue  # the map is the whole expression
         if parent.kind == "select" and parent.operand is node:
