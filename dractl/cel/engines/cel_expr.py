@@ -22,9 +22,7 @@ from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 from google.protobuf import (
     descriptor_pb2,
     descriptor_pool,
-    duration_pb2,
     struct_pb2,
-    timestamp_pb2,
 )
 
 from dractl.cel import messages, named_formats, network, regex, urls
@@ -826,22 +824,8 @@ def _list_extreme(name: str, prefer: int) -> Callable[[Any], Any]:
                 result = value
         if not found:
             raise ValueError(f"{name} called on empty list")
-        return _dyn_result(result)
+        return cel_expr_operands.dyn_result(result)
     return call
-
-
-def _dyn_result(value: Any) -> Any:
-    """A value a function declared ``dyn`` can return: cel-expr-python takes durations and
-    timestamps back only as their protobuf messages."""
-    if type(value) is datetime.timedelta:
-        message = duration_pb2.Duration()
-        message.FromTimedelta(value)
-        return message
-    if type(value) is datetime.datetime:
-        message = timestamp_pb2.Timestamp()
-        message.FromDatetime(value)
-        return message
-    return value
 
 
 # -- cel-go's strings extension where cel-cpp's differs: errors that name the index ---------------

@@ -98,16 +98,22 @@ def _conversion_operand(target: str) -> Callable[[Any], Any]:
             return text
         if is_box(value):
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: {target}(optional_type)")
-        if type(value) is datetime.timedelta:  # handed back as the protobuf message cel-cpp takes
-            message = duration_pb2.Duration()
-            message.FromTimedelta(value)
-            return message
-        if type(value) is datetime.datetime:
-            stamp = timestamp_pb2.Timestamp()
-            stamp.FromDatetime(value)
-            return stamp
-        return value
+        return dyn_result(value)
     return call
+
+
+def dyn_result(value: Any) -> Any:
+    """A value a function declared ``dyn`` can return: cel-expr-python takes durations and
+    timestamps back only as their protobuf messages."""
+    if type(value) is datetime.timedelta:
+        message = duration_pb2.Duration()
+        message.FromTimedelta(value)
+        return message
+    if type(value) is datetime.datetime:
+        stamp = timestamp_pb2.Timestamp()
+        stamp.FromDatetime(value)
+        return stamp
+    return value
 
 
 #: Conversions whose string argument is read with Go's parser first (a string or dyn operand).
