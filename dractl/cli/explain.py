@@ -19,6 +19,7 @@ from dractl.cli.options import (
     features,
     limits,
     positive_float,
+    positive_int,
     use_color,
 )
 
@@ -92,6 +93,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="The node each replica of a workload gets: pack fills one node before the next, "
         "spread goes round the feasible nodes (an approximation of the scheduler's scoring).",
     )
+    parser.add_argument(
+        "-j", "--jobs", metavar="N", type=positive_int,
+        help="Processes for a large input (default: one per CPU; used only when it pays). "
+        "The output is the same whatever the number.",
+    )
     add_kubernetes_version(parser)
     add_feature_gates(parser)
     add_cel_engine(parser)
@@ -109,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from dractl.explain.run import explain as run_explain
     from dractl.explain.workloads import PLACEMENTS
     from dractl.load import load_paths
+    from dractl.load.forked import available_cpus
     from dractl.load.sources import read_stdin
 
     if args.placement not in PLACEMENTS:
@@ -126,13 +133,16 @@ def run(args: argparse.Namespace) -> int:
     )
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
-    # Read for reference: values and positions, no comments (many times faster on a dump).
+    jobs = args.jobs or available_cpus()
+    # Read for reference: values, no comments (many times faster on a dump), and positions found
+    # when a message asks for one (rarely: for a mistake in the input).
     # The trees hold no cycles and live to the end: the collector, which would walk them again
     # and again while they grow (a tenth of a large cluster's run), is off while they are read,
     # and they are then left out of its walks (frozen).
     gc.disable()
     try:
-        loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, omit=UNREAD)
+        loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, omit=UNREAD,
+                            marks=False, jobs=jobs)
     finally:
         gc.freeze()
         gc.enable()

@@ -55,10 +55,10 @@ class LoadResult(Record):
 
 def load_source(
     source: SourceFile, limits: Limits, result: LoadResult, *, comments: bool = True,
-    omit: Omit | None = None,
+    omit: Omit | None = None, marks: bool = True, jobs: int = 1,
 ) -> None:
     result.files.append(source)
-    result.diagnostics += parse_source(source, limits, comments=comments, omit=omit)
+    result.diagnostics += parse_source(source, limits, comments=comments, omit=omit, marks=marks, jobs=jobs)
     for item in objects_of_file(source):
         if isinstance(item, KubeObject):
             if omit is not None:
@@ -75,6 +75,8 @@ def load_paths(
     limits: Limits | None = None,
     comments: bool = True,
     omit: Omit | None = None,
+    marks: bool = True,
+    jobs: int = 1,
 ) -> LoadResult:
     """Read every path (files, folders, ``-``); problems become diagnostics, never exceptions.
 
@@ -83,6 +85,10 @@ def load_paths(
     so (inline suppressions are found in the text), ``convert`` needs the comments to keep them.
     ``omit``: parts of objects the caller does not read (``explain``), left out of the trees
     (and not checked); a cluster dump is then read item by item without them.
+    ``marks=False`` (with ``comments=False``): positions are found when a message first asks
+    for one (the document is read again), which makes reading cheaper where few are asked for
+    (``explain``). ``jobs``: processes that read a long stream's documents (see
+    :mod:`dractl.load.forked`).
 
     A path that does not exist raises :class:`dractl.errors.InputError` (a usage error).
     """
@@ -96,16 +102,17 @@ def load_paths(
         except InputError as exc:
             result.unreadable.append(str(exc))
             continue
-        load_source(source, limits, result, comments=comments, omit=omit)
+        load_source(source, limits, result, comments=comments, omit=omit, marks=marks, jobs=jobs)
     return result
 
 
 def load_text(
     text: str, path: str = "<string>", *, limits: Limits | None = None, comments: bool = True,
-    omit: Omit | None = None,
+    omit: Omit | None = None, marks: bool = True, jobs: int = 1,
 ) -> LoadResult:
     """Load YAML or JSON text (tests, editors)."""
     fmt = "json" if path.endswith(".json") else "yaml"
     result = LoadResult()
-    load_source(SourceFile(path, text, fmt), limits or Limits(), result, comments=comments, omit=omit)
+    load_source(SourceFile(path, text, fmt), limits or Limits(), result, comments=comments, omit=omit,
+                marks=marks, jobs=jobs)
     return result

@@ -108,6 +108,27 @@ class MarkedList(list[Any]):
         return [copy.deepcopy(value, memo) for value in self]
 
 
+class ReadAgain:
+    """Marks for a document whose tree was read without them (in another process, see
+    :mod:`dractl.load.forked`): its text is read again, with marks, when a position is first
+    asked for (``Document.positions``). The text read whole before, so it reads again alike."""
+
+    __slots__ = ("text", "tree")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tree: Any = _UNREAD
+
+    def marked(self, path: Any) -> tuple[Any, Any]:
+        if self.tree is _UNREAD:
+            read = load_fast(self.text)
+            self.tree = None if read is None else read.tree
+        return self.tree, path
+
+
+_UNREAD = object()
+
+
 class Reading(NamedTuple):
     tree: Any
     yaml11: dict[tuple[int, int], str]
@@ -116,7 +137,7 @@ class Reading(NamedTuple):
 
 
 def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = None,
-              line_offset: int = 0) -> Reading | None:
+              line_offset: int = 0, marks: bool = True) -> Reading | None:
     """``(tree, yaml11, str_keys, nodes)`` of one document as the round-trip loader reads it, or
     None to use it (also for a tree of more than ``max_nodes`` nodes or ``max_depth`` levels).
 
@@ -124,6 +145,8 @@ def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = N
     value differs from its YAML 1.2 reading (as ``KubectlConstructor.yaml11``). ``str_keys``:
     every key is a string, so the tree is JSON-like data as it is (marks aside).
     ``line_offset`` is added to every line: ``text`` is a part of a document, from that line.
+    ``marks=False``: plain dicts and lists without positions (cheaper to build and to send to
+    another process; the same text read with marks gives them, see :class:`ReadAgain`).
     """
     if unsure(text):
         return None
@@ -133,7 +156,7 @@ def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = N
         return None
     try:
         node = composer.get_single_node()
-        builder = _Builder(max_nodes, max_depth, anchors="&" in text, line_offset=line_offset)
+        builder = _Builder(max_nodes, max_depth, anchors="&" in text, line_offset=line_offset, marks=marks)
         tree = builder.build(node) if node is not None else None
         return Reading(tree, builder.yaml11, builder.str_keys, builder.nodes)
     except Exception:  # any problem at all: the round-trip loader decides, with its messages
@@ -189,8 +212,9 @@ class _Builder:
     nodes need not be remembered to find aliases."""
 
     def __init__(self, max_nodes: int | None = None, max_depth: int | None = None,
-                 anchors: bool = True, line_offset: int = 0) -> None:
+                 anchors: bool = True, line_offset: int = 0, marks: bool = True) -> None:
         self.line_offset = line_offset  # added to every line (a part of a larger text)
+        self.marks = marks  # False: plain dicts and lists
         self.yaml11: dict[tuple[int, int], str] = {}
         self.str_keys = True  # whether every mapping key is a string (as in JSON)
         self.nodes = 0
@@ -206,6 +230,7 @@ class _Builder:
         scalar_class, mapping_class = ScalarNode, MappingNode
         yaml11, max_depth, max_nodes = self.yaml11, self.max_depth, self.max_nodes
         offset = self.line_offset
+        marked = self.marks
         seen: set[int] | None = set() if self.anchors else None
         resolvers, resolved, resolved_max = _RESOLVERS, _RESOLVED, _RESOLVED_MAX
         untagged, quoted, unresolved = _UNTAGGED, _QUOTED, _UNRESOLVED
@@ -256,9 +281,12 @@ class _Builder:
             if count >= max_nodes or (depth >= max_depth and children):
                 raise GiveUp
             if node.__class__ is mapping_class:
-                mapping = MarkedDict()
                 data: dict[Any, tuple[int, int, int, int]] = {}
-                mapping._marks = (mark.line + offset, mark.column, data)
+                if marked:
+                    mapping: dict[Any, Any] = MarkedDict()
+                    mapping._marks = (mark.line + offset, mark.column, data)  # type: ignore[attr-defined]
+                else:
+                    mapping = {}
                 for key_node, value_node in children:
                     if key_node.__class__ is not scalar_class:
                         raise GiveUp
@@ -281,9 +309,13 @@ class _Builder:
                             mapping[key] = scalar(value_node)
                     else:
                         mapping[key] = build(value_node, depth + 1)
-                    key_mark, value_mark = key_node.start_mark, value_node.start_mark
-                    data[key] = (key_mark.line + offset, key_mark.column, value_mark.line + offset, value_mark.column)
+                    if marked:
+                        key_mark, value_mark = key_node.start_mark, value_node.start_mark
+                        data[key] = (key_mark.line + offset, key_mark.column, value_mark.line + offset, value_mark.column)
                 return mapping
+            if not marked:
+                return [scalar(item) if item.__class__ is scalar_class else build(item, depth + 1)
+                        for item in children]
             sequence = MarkedList()
             items: list[tuple[int, int]] = []
             sequence._marks = (mark.line + offset, mark.column, items)

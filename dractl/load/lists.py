@@ -121,6 +121,11 @@ def _cut_item(text: str, omit: Omit) -> str:
     return text
 
 
+def looks_like_list(text: str) -> bool:
+    """Whether :func:`read_yaml_list` may read ``text`` item by item."""
+    return _ITEMS_RE.search(text) is not None
+
+
 def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
     """Read ``doc`` item by item if it is a List as kubectl writes it; False: read it whole."""
     from dractl.load.fast import MarkedList, load_fast, unsure

@@ -54,7 +54,8 @@ def is_template(text: str) -> bool:
 
 
 def parse_source(
-    source: SourceFile, limits: Limits, *, comments: bool = True, omit: Omit | None = None
+    source: SourceFile, limits: Limits, *, comments: bool = True, omit: Omit | None = None,
+    marks: bool = True, jobs: int = 1,
 ) -> list[Diagnostic]:
     """Fill ``source.documents``; return the problems found on the way.
 
@@ -63,6 +64,10 @@ def parse_source(
     positions (see :mod:`dractl.load.fast`). ``omit`` (with ``comments=False``): parts of
     objects the caller does not read; cluster dumps are then read item by item without them
     (:mod:`dractl.load.lists`), and JSON files with the C decoder (:mod:`dractl.load.json_fast`).
+    ``marks=False`` (with ``comments=False``): the fast reader's trees are plain dicts and lists,
+    and a document's positions are found when first asked for, by reading it again (cheaper when
+    few are asked for). ``jobs`` > 1 (with ``comments=False``): the documents of a long stream
+    are read in that many processes (:mod:`dractl.load.forked`).
     """
     problems: list[Diagnostic] = []
     if omit is not None and not comments and source.format == "json" and _read_json(source, limits, omit):
@@ -84,14 +89,28 @@ def parse_source(
         )
         return problems
     chunks = [(0, source.text)] if source.format == "json" else list(split_documents(source.text))
+    readable: list[Document] = []
     for index, (start_line, chunk) in enumerate(chunks):
         doc = Document(source, index, chunk, start_line)
         source.documents.append(doc)
-        if source.format != "json" and not has_content(chunk):
-            continue
-        problem = _parse_document(doc, limits, comments=comments, omit=omit)
+        if source.format == "json" or has_content(chunk):
+            readable.append(doc)
+    children = None
+    if jobs > 1 and not comments:
+        from dractl.load import forked
+
+        children = forked.start(readable, limits, omit, jobs)
+    found: dict[int, Diagnostic] = {}
+    for doc in readable if children is None else children.own:
+        problem = _parse_document(doc, limits, comments=comments, omit=omit, marks=marks)
         if problem is not None:
-            problems.append(problem)
+            found[doc.index] = problem
+    if children is not None:
+        for doc in children.collect():
+            problem = _parse_document(doc, limits, comments=comments, omit=omit, marks=marks)
+            if problem is not None:
+                found[doc.index] = problem
+    problems += (found[doc.index] for doc in readable if doc.index in found)
     return problems
 
 
@@ -154,13 +173,13 @@ def _flow_depth_exceeds(text: str, limit: int) -> bool:
 
 
 def _parse_document(
-    doc: Document, limits: Limits, *, comments: bool = True, omit: Omit | None = None
+    doc: Document, limits: Limits, *, comments: bool = True, omit: Omit | None = None, marks: bool = True
 ) -> Diagnostic | None:
     if _flow_depth_exceeds(doc.text, limits.max_depth):
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
     if not comments and omit is not None and read_yaml_list(doc, limits, omit):
         return None
-    if not comments and _parse_fast(doc, limits):
+    if not comments and _parse_fast(doc, limits, marks):
         return None
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -195,15 +214,21 @@ def _parse_document(
     return None
 
 
-def _parse_fast(doc: Document, limits: Limits) -> bool:
+def _parse_fast(doc: Document, limits: Limits, marks: bool = True) -> bool:
     """Read ``doc`` with libyaml; False leaves it to the round-trip loader (which also gives any
-    diagnostic, worded as for every other input)."""
+    diagnostic, worded as for every other input). ``marks=False``: a plain tree, its positions
+    read again when asked for."""
     from dractl.load.fast import load_fast
 
     # The fast reader keeps no aliases, so its size bounds are the whole of _check_size.
-    loaded = load_fast(doc.text, limits.max_nodes, limits.max_depth)
+    loaded = load_fast(doc.text, limits.max_nodes, limits.max_depth, marks=marks)
     if loaded is None:
         return False
+    if not marks:
+        from dractl.load.forked import received
+
+        received(doc, loaded.tree, loaded.yaml11, loaded.str_keys)
+        return True
     raw, yaml11, doc.plain, _ = loaded
     doc.raw = raw
     doc.yaml11 = {(doc.start_line + line + 1, col + 1): text for (line, col), text in yaml11.items()}
