@@ -32,12 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 
 # (importing module, imported module) -> why the edge is allowed although it runs up a layer.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("dractl.api.decoding", "dractl.cel.quantity"): (
-        "apimachinery's quantity parser, with the decoder's error texts, is the CEL quantity "
-        "type's; that module imports nothing of dractl but dractl.records"
-    ),
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:

@@ -50,9 +50,6 @@ RAW_JSON = frozenset(
     }
 )
 RFC3339_LAYOUT = "2006-01-02T15:04:05Z07:00"
-QUANTITY_FORMAT_ERROR = (
-    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
 
 # Fields the API schema marks required whose absence the apiserver accepts: it decodes them as
 # their zero value and no validation rule rejects that. (Every other required field is checked
@@ -80,10 +77,10 @@ def _quantity_ok(text: str) -> bool:
 
 def quantity_error(text: str) -> str | None:
     """What the apiserver says about a quantity string it cannot decode, or None."""
-    from dractl.cel.quantity import QuantityError, QuantityUnsupported, parse_quantity
+    from dractl.api.quantity import QuantityError, QuantityUnsupported, decode_quantity
 
     try:
-        parse_quantity(text.strip())
+        decode_quantity(text)
     except QuantityUnsupported:
         return None  # legal upstream; only too large for dractl's arithmetic
     except QuantityError as exc:
@@ -388,7 +385,9 @@ def _check_once(obj: ApiObject, release: str, *, unknown: bool) -> SchemaProblem
                 continue
             if step.definition == QUANTITY:
                 # Quantity's decoder parses the raw JSON text: a bool or object fails as text.
-                problems.malformed.append(_malformed_quantity(obj, path, QUANTITY_FORMAT_ERROR))
+                from dractl.api.quantity import ERR_FORMAT_WRONG
+
+                problems.malformed.append(_malformed_quantity(obj, path, ERR_FORMAT_WRONG))
             else:
                 problems.wrong_type.append(_wrong_type(obj, schema, step, path, error.instance))
         elif validator == "required":

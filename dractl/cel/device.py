@@ -11,7 +11,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from dractl.cel.quantity import Quantity, QuantityError, parse_quantity
+from dractl.api.quantity import Quantity, QuantityError, parse_quantity
 from dractl.cel.semver import Semver, SemverError, parse_semver
 
 _SCALAR_KINDS = ("int", "bool", "string", "version")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from dractl.api.defaults import apply_defaults
@@ -68,3 +69,51 @@ def _strip_value(line: str) -> str:
         _, _, detail = tail.partition(": ")
         return f"{field}: {kind}" + (f": {detail}" if detail else "")
     return line
+
+
+def _device_errors(capacity: dict[str, object]) -> list[str]:
+    device = {"name": "d", "allowMultipleAllocations": True, "capacity": {"a": capacity}}
+    obj = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "foo"},
+        "spec": {
+            "nodeName": "foo",
+            "driver": "test.example.com",
+            "pool": {"name": "foo", "resourceSliceCount": 1},
+            "devices": [device],
+        },
+    }
+    data = apply_defaults("ResourceSlice", obj)
+    result = check_create("ResourceSlice", data, WithFractionalCapacity(False))  # type: ignore[arg-type]
+    return [str(e) for e in result.errors]
+
+
+POLICY = "spec.devices[0].capacity[a].requestPolicy"
+
+
+@pytest.mark.parametrize(
+    ("capacity", "expected"),
+    [
+        # Quantity.Add: a zero min takes the step's format, so one step prints as the step does
+        (
+            {"value": "512Mi", "requestPolicy": {"default": "0", "validRange": {"min": "0", "step": "1Gi"}}},
+            [f'{POLICY}.validRange.step: Invalid value: "1Gi": one step 1Gi is larger than capacity value: 512Mi'],
+        ),
+        (
+            {"value": "512Mi", "requestPolicy": {"default": "1Mi", "validRange": {"min": "1Mi", "step": "1Gi"}}},
+            [f'{POLICY}.validRange.step: Invalid value: "1Gi": one step 1025Mi is larger than capacity value: 512Mi'],
+        ),
+        # ParseQuantity caps a binary-SI amount at the int64 maximum: 9Ei and 8Ei read the same
+        ({"value": "8Ei", "requestPolicy": {"default": "9Ei", "validValues": ["9Ei"]}}, []),
+        (
+            {"value": "8Ei", "requestPolicy": {"default": "10E", "validValues": ["10E"]}},
+            [
+                f'{POLICY}.validValues[0]: Invalid value: "10E": option is larger than capacity value: '
+                "9223372036854775807"
+            ],
+        ),
+    ],
+)
+def test_policy_quantities_as_upstream_reads_and_adds_them(capacity: dict[str, object], expected: list[str]) -> None:
+    assert _device_errors(capacity) == expected

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from dractl.api.paths import Key, Path
+from dractl.api.quantity import INT64_MAX, Quantity, QuantityError, decode_quantity
 from dractl.api.releases import Features
 from dractl.records import replace
 
@@ -31,7 +32,6 @@ from .common import (
 from .errors import Topic, forbidden, invalid, required, too_long
 from .formats import DNS1123_LABEL_MAX_LENGTH, is_semver
 from .limits import Limits
-from .quantity import MAX_INT64, Quantity, QuantityError, parse_quantity
 
 _LIST_FIELDS = ("bools", "ints", "strings", "versions")
 _NODE_ONE_OF = (
@@ -418,8 +418,8 @@ def device_capacity(
 
 def _quantity(raw: Any, required_: bool = False) -> Quantity | None:
     if raw is None:
-        return parse_quantity(0) if required_ else None
-    return parse_quantity(raw)
+        return decode_quantity(0) if required_ else None
+    return decode_quantity(raw)
 
 
 class _Policy:
@@ -445,7 +445,7 @@ class _Policy:
         if raw_range is not None:
             valid_range = {k: _quantity(raw_range.get(k)) for k in ("min", "max", "step")}
         return cls(
-            _quantity(policy.get("default")), [parse_quantity(v) for v in values or []], valid_range
+            _quantity(policy.get("default")), [decode_quantity(v) for v in values or []], valid_range
         )
 
 
@@ -488,7 +488,7 @@ def _valid_values(
     topic = Topic.CAPACITY_POLICY
     errs: Errors = []
     for i in range(len(values) - 1):
-        if values[i].cmp(values[i + 1]) > 0:
+        if values[i].compare(values[i + 1]) > 0:
             errs.append(
                 invalid(
                     (*path, i + 1),
@@ -503,16 +503,16 @@ def _valid_values(
     def check(option: Quantity, at: Path) -> Errors:
         nonlocal found_default
         option_errs: Errors = []
-        if option.cmp(maximum) > 0:
+        if option.compare(maximum) > 0:
             option_errs.append(
                 invalid(at, str(option), f"option is larger than capacity value: {maximum}", topic)
             )
-        if option.cmp(default) == 0:
+        if option.compare(default) == 0:
             found_default = True
         return option_errs
 
     def key(option: Quantity) -> str:
-        return str(option.value.normalize()) if fractional else str(option.int_value())
+        return _decimal_text(option) if fractional else str(option.int_value())
 
     errs.extend(validate_set(values, limits.request_policy_valid_values, check, key, path, limits))
     if not found_default:
@@ -539,20 +539,20 @@ def _valid_range(
     if low is None:
         return [required((*path, "min"), topic, "required when validRange is defined")]
     errs: Errors = []
-    if low.cmp(maximum) > 0:
+    if low.compare(maximum) > 0:
         errs.append(
             invalid(
                 (*path, "min"), str(low), f"min is larger than capacity value: {maximum}", topic
             )
         )
-    if default.cmp(low) < 0:
+    if default.compare(low) < 0:
         errs.append(
             invalid((*path, "default"), str(default), f"default is less than min: {low}", topic)
         )
     if high is not None:
-        if low.cmp(high) > 0:
+        if low.compare(high) > 0:
             errs.append(invalid((*path, "max"), str(low), f"min is larger than max: {high}", topic))
-        if high.cmp(maximum) > 0:
+        if high.compare(maximum) > 0:
             errs.append(
                 invalid(
                     (*path, "max"),
@@ -561,7 +561,7 @@ def _valid_range(
                     topic,
                 )
             )
-        if default.cmp(high) > 0:
+        if default.compare(high) > 0:
             errs.append(
                 invalid(
                     (*path, "default"), str(default), f"default is more than max: {high}", topic
@@ -570,8 +570,8 @@ def _valid_range(
     named = (("default", default), ("min", low), ("max", high), ("step", step))
     use_milli = False
     if features.enabled("DRAFractionalCapacityRange"):
-        use_milli = any(q is not None and q.is_fractional() for _, q in named[1:]) or (
-            default.is_fractional()
+        use_milli = any(q is not None and not q.is_integral() for _, q in named[1:]) or (
+            not default.is_integral()
         )
         if use_milli:
             unsafe = [
@@ -585,11 +585,11 @@ def _valid_range(
                 return errs + unsafe
     if step is None:
         return errs
-    if step.sign <= 0:
+    if step.sign() <= 0:
         errs.append(invalid((*path, "step"), str(step), "must be greater than zero", topic))
         return errs
     one_step = low.add(step)
-    if one_step.cmp(maximum) > 0:
+    if one_step.compare(maximum) > 0:
         errs.append(
             invalid(
                 (*path, "step"),
@@ -603,13 +603,13 @@ def _valid_range(
         for name, q in named:
             if q is None:
                 continue
-            if q.sign < 0:
+            if q.sign() < 0:
                 unsafe.append(
                     invalid((*path, name), str(q), "must be greater than or equal to 0", topic)
                 )
-            elif q.value > MAX_INT64:
+            elif q.compare(_INT64_MAX) > 0:
                 unsafe.append(
-                    invalid((*path, name), str(q), f"must not be larger than {MAX_INT64}", topic)
+                    invalid((*path, name), str(q), f"must not be larger than {INT64_MAX}", topic)
                 )
         if unsafe:
             return errs + unsafe
@@ -617,6 +617,16 @@ def _valid_range(
     if high is not None:
         errs.extend(_range_step(high, low, step, use_milli, (*path, "step")))
     return errs
+
+
+_INT64_MAX = Quantity(INT64_MAX, 0)
+
+
+def _decimal_text(option: Quantity) -> str:
+    """The value as Python's ``Decimal.normalize()`` writes it: equal texts for equal values."""
+    import decimal  # only for fractional validValues
+
+    return str(decimal.Decimal(f"{option.unscaled}E{option.exponent}").normalize())
 
 
 def _range_step(

@@ -25,6 +25,16 @@ from google.protobuf import (
     struct_pb2,
 )
 
+from dractl.api.quantity import (
+    BINARY_SI,
+    DECIMAL_EXPONENT,
+    DECIMAL_SI,
+    Quantity,
+    QuantityError,
+    from_int,
+    is_quantity,
+    parse_quantity,
+)
 from dractl.cel import messages, named_formats, network, regex, urls
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookup_nodes, domain_lookups
 from dractl.cel.ast import (
@@ -54,7 +64,6 @@ from dractl.cel.engines import (
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.functions import declared_functions
-from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
 from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
 from dractl.cel.source_map import expression_line_column
 from dractl.cel.unsupported import LIBRARY_FUNCTIONS
@@ -107,7 +116,8 @@ def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
 
 # Quantities and semantic versions travel through cel-cpp as bytes: a tag byte and a text. A
 # quantity's text is its shape (unscaled value, exponent, and ``d`` for apimachinery's decimal
-# form), which ``isInteger``, ``asInteger`` and the arithmetic depend on; a semver's is the
+# form), which ``isInteger``, ``asInteger`` and the arithmetic depend on, and the first letter
+# of its format (the one of its suffix, which an operand of add() passes on); a semver's is the
 # version without build metadata. Bytes cross between Python and cel-cpp without a protobuf
 # conversion. Equality of two quantities is by value, so ``==``, ``!=`` and ``in`` on operands
 # that may hold library values run in Python (see _runtime_renames). The checker still sees the
@@ -120,15 +130,20 @@ _NO_SUCH_OVERLOAD = "no such overload"
 @functools.lru_cache(maxsize=8192)
 def quantity_token(quantity: Quantity) -> bytes:
     shape = f"{quantity.unscaled}e{quantity.exponent}" + ("" if quantity.exact_int64 else "d")
-    return b"q" + shape.encode()
+    return b"q" + shape.encode() + _FORMAT_LETTERS[quantity.format]
 
 
 @functools.lru_cache(maxsize=8192)
 def quantity_of_token(token: bytes) -> Quantity:
-    text = token[1:].decode()
+    format = _FORMATS[token[-1:]]
+    text = token[1:-1].decode()
     exact = not text.endswith("d")
     unscaled, _, exponent = text.rstrip("d").partition("e")
-    return Quantity(int(unscaled), int(exponent), exact_int64=exact)
+    return Quantity(int(unscaled), int(exponent), exact, format)
+
+
+_FORMATS = {b"B": BINARY_SI, b"D": DECIMAL_SI, b"E": DECIMAL_EXPONENT}
+_FORMAT_LETTERS = {format: letter for letter, format in _FORMATS.items()}
 
 
 @functools.lru_cache(maxsize=8192)

@@ -39,6 +39,7 @@ import lark
 from celpy.celparser import CELParser
 from celpy.evaluation import CELEvalError, Evaluator
 
+from dractl.api.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
 from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
@@ -74,7 +75,6 @@ from dractl.cel.engines.celpy_values import (
 )
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
-from dractl.cel.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
 from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
 
 ENGINE_NAME = "cel-python"

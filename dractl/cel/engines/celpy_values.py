@@ -1,7 +1,7 @@
 """Values of the cel-python engine: upstream's type names, equality and ordering, optionals, errors.
 
 cel-python's own types (``celpy.celtypes``) carry CEL's int, uint, double, string, bytes, bool,
-list and map; dractl's :class:`~dractl.cel.quantity.Quantity` and
+list and map; dractl's :class:`~dractl.api.quantity.Quantity` and
 :class:`~dractl.cel.semver.Semver` stand for the Kubernetes types. The rules here are cel-go's:
 numbers compare across int, uint and double; a Kubernetes library value compared with a value of
 another type is ``no such overload`` (its ``Equal`` refuses), while a built-in value compared with
@@ -16,7 +16,7 @@ from typing import Any
 import celpy.celtypes as ct
 from celpy.evaluation import CELEvalError
 
-from dractl.cel.quantity import Quantity
+from dractl.api.quantity import Quantity
 from dractl.cel.semver import Semver
 
 
