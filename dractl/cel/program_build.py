@@ -12,7 +12,10 @@ time. The planner (cel-go ``interpreter/decorators.go``) works bottom-up, in sou
   even where the expression would never evaluate it (``false && int("x") == 1``);
 - a constant pattern of ``matches`` and of the Kubernetes ``find``/``findAll`` is compiled; a bad
   one fails the program (``matches(device.driver, "[")``);
-- a type name the runtime does not know (``google.protobuf.Any``) fails it too.
+- a type name the runtime does not know (``google.protobuf.Any``) fails it too;
+- a constant index (``m[[1]]``, ``m[null]``) is made a qualifier, which only a string, int,
+  uint, bool or double can be (``newQualifier`` in ``interpreter/attributes.go``): any other
+  constant fails the program with ``invalid qualifier type: <its Go type>``.
 
 The conversions follow cel-go's ``ConvertToType`` and Go's ``strconv`` parsers.
 """
@@ -237,6 +240,34 @@ def _convert(function: str, value: Any) -> Any:
     return (f"no such overload: {function}({kind})",)
 
 
+def _map_key(value: Any) -> object:
+    """``value`` as a key of the Go map cel-go builds a map literal in: a list or map is a
+    pointer there, so every one is a key of its own."""
+    if isinstance(value, list | _Pairs):
+        return object()
+    return (_go_type(value), value)
+
+
+# Go types (``%T``) of the constants cel-go cannot make a qualifier of.
+_UNQUALIFIED_GO_TYPES = {"null_type": "types.Null", "bytes": "types.Bytes", "list": "*types.baseList",
+                         "map": "*types.baseMap"}
+_UNQUALIFIED_CONVERSIONS = {"duration": "types.Duration", "timestamp": "types.Timestamp"}
+
+
+def _constant_qualifier_type(index: Expr, value: Any, ast: CheckedAst) -> str | None:
+    """The Go type of a constant index that cannot be a qualifier, or None."""
+    if value is not NOT_CONSTANT:
+        return _UNQUALIFIED_GO_TYPES.get(_go_type(value))
+    while index.kind == "call" and index.name == "dyn" and index.operand is None and len(index.args) == 1:
+        index = index.args[0]
+    if (index.kind == "call" and index.name in _UNQUALIFIED_CONVERSIONS and index.operand is None
+            and len(index.args) == 1 and index.args[0].kind == "const" and type(index.args[0].value) is str):
+        return _UNQUALIFIED_CONVERSIONS[index.name]  # a valid literal: an invalid one failed already
+    if index.kind == "ident" and ast.type_of(index).kind == "type":
+        return "*types.Type"
+    return None
+
+
 # -- the planner ------------------------------------------------------------------------------------
 
 
@@ -273,7 +304,7 @@ class _Planner:
                 pairs.append((folded_key, self.plan(value)))
             constant = all(k is not NOT_CONSTANT and v is not NOT_CONSTANT for k, v in pairs)
             # duplicate keys make an error value, which this module does not model
-            if constant and len({(_go_type(k), k) for k, _v in pairs}) == len(pairs):
+            if constant and len({_map_key(k) for k, _v in pairs}) == len(pairs):
                 return _Pairs(pairs)
             return NOT_CONSTANT
         if kind == "call":
@@ -293,6 +324,10 @@ class _Planner:
             if isinstance(result, tuple) and not isinstance(result, _Pairs):
                 raise BuildError(result[0], node)
             return result
+        if name in ("_[_]", "_[?_]") and len(operands) == 2:
+            qualifier = _constant_qualifier_type(operands[1], values[1], self.ast)
+            if qualifier is not None:
+                raise BuildError(f"invalid qualifier type: {qualifier}", node)
         pattern_at = _REGEX_FUNCTIONS.get(name)
         # matches: cel-go's own optimisation, both forms; find/findAll: the Kubernetes library's,
         # member calls only (with the regex library in the environment)
