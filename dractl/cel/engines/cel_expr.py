@@ -57,6 +57,7 @@ from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import (
     cel_expr_errors,
+    cel_expr_fallback,
     cel_expr_operands,
     cel_expr_optionals,
     cel_expr_panics,
@@ -405,8 +406,8 @@ def _includes(target: Any, argument: Any) -> bool:
 
 
 class _CelExprProgram:
-    __slots__ = ("_engine", "_list_types", "_runtime", "ast", "cost", "domains_defaulted", "expression", "lookups",
-                 "min_cost", "output_type", "serialized", "whole_device")
+    __slots__ = ("_engine", "_fallback", "_list_types", "_runtime", "ast", "cost", "domains_defaulted", "environment",
+                 "expression", "lookups", "min_cost", "output_type", "serialized", "whole_device")
 
     def __init__(self, engine: CelExprEngine, runtime: Any, output_type: str, list_types: bool,
                  ast: CheckedAst, cost: int, min_cost: int) -> None:
@@ -422,6 +423,8 @@ class _CelExprProgram:
         self.domains_defaulted = False  # every domain lookup answers a missing domain as upstream
         self.expression = ""
         self.serialized = b""
+        self.environment: Environment | None = None
+        self._fallback: Any = None  # cel-python's program, once asked for (False: it has none)
 
     def evaluate(self, device: CelDevice) -> Any:
         if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
@@ -438,16 +441,34 @@ class _CelExprProgram:
         try:
             result = self._runtime.eval(activation)
         except (RuntimeError, ValueError) as exc:  # cel-cpp raises ValueError for C++ length errors
-            raise self._error(str(exc), device) from None
+            return self._failed(str(exc), device)
         value = result.value()
         if type(value) is bool:  # cheaper than asking the result for its type
             return value
         kind = result.type()
         if kind == T.ERROR:
-            raise self._error(str(value), device)
+            return self._failed(str(value), device)
         if kind == T.BYTES:
             return _NonBool(token_type_name(bytes(value)))
         return _NonBool(_type_name(kind))
+
+    def _failed(self, raw: str, device: CelDevice) -> Any:
+        """The answer on ``device`` where cel-cpp failed with ``raw``: cel-python's where cel-cpp
+        could not hold a value cel-go holds (see cel_expr_fallback), else upstream's error."""
+        if cel_expr_fallback.unrepresentable(raw) or self._lacks_looked_up_domain(device):
+            answer = self._fallback_answer(device)
+            if answer is not None:
+                return answer
+        raise self._error(raw, device)
+
+    def _fallback_answer(self, device: CelDevice) -> Any:
+        """cel-python's answer on ``device`` (None when there is no such program)."""
+        fallback = self._fallback
+        if fallback is None:
+            assert self.environment is not None
+            fallback = cel_expr_fallback.fallback_program(self.expression, self.environment) or False
+            self._fallback = fallback
+        return fallback.evaluate(device) if fallback is not False else None
 
     def _error(self, raw: str, device: CelDevice) -> CelRuntimeError:
         """The runtime error upstream reports for cel-cpp's error ``raw``."""
@@ -460,9 +481,14 @@ class _CelExprProgram:
             message = self._time_zone_message() or message
         elif message.startswith(("expected a double but got", 'only "NaN", "Infinity"')):
             message = self._float_clause_message(message) or message
-        lookups = self.lookups
-        if not lookups.exact and lookups.any and not self.domains_defaulted:
-            self._refuse_if_domain_missing(device, message)
+        missing = self._lacks_looked_up_domain(device)
+        if missing is not None:
+            # The engine looked a domain up in a map without upstream's empty-map default and
+            # cel-python could not answer instead: the error may be ours, not upstream's.
+            return CelRuntimeError(
+                f"{message} (not supported by dractl: this selector both inspects a device map as a "
+                f"whole and looks up domain {missing!r}, which this device lacks; dractl cannot "
+                "reproduce the scheduler's answer here)")
         return CelRuntimeError(message)
 
     def _time_zone_message(self) -> str | None:
@@ -505,18 +531,19 @@ class _CelExprProgram:
                 return f"got '{go_type}', expected iterable type"
         return "expected iterable type"
 
-    def _refuse_if_domain_missing(self, device: CelDevice, message: str) -> None:
-        # The engine looked a domain up in a map without upstream's empty-map default; when the
-        # device lacks a looked-up domain the error may be ours, not upstream's.
+    def _lacks_looked_up_domain(self, device: CelDevice) -> str | None:
+        """A domain this selector looks up without upstream's empty-map default (it inspects a
+        device map as a whole) that ``device`` lacks, or None."""
+        lookups = self.lookups
+        if lookups.exact or not lookups.any or self.domains_defaulted:
+            return None
         plain = device.plain(self._list_types)
-        for wanted, present in ((self.lookups.attributes, plain.attributes), (self.lookups.capacity, plain.capacity)):
+        for wanted, present in ((lookups.attributes, plain.attributes), (lookups.capacity, plain.capacity)):
             for domain in wanted:
                 name = plain.driver if domain == DRIVER_DOMAIN else domain
                 if name not in present:
-                    raise CelRuntimeError(
-                        f"{message} (not supported by dractl: this selector both inspects a device map as a "
-                        f"whole and looks up domain {name!r}, which this device lacks; dractl cannot "
-                        "reproduce the scheduler's answer here)")
+                    return name
+        return None
 
 
 _TIME_ZONE_ACCESSORS = frozenset({
@@ -543,6 +570,18 @@ class _PanickingProgram(_CelExprProgram):
         if panic is not None:
             raise CelRuntimeError(f"internal error: {panic}")
         return result
+
+
+class _FallbackProgram(_CelExprProgram):
+    """A checked program cel-cpp cannot run (a container holding an optional would reach a
+    Python function): cel-python runs it (see cel_expr_fallback)."""
+
+    __slots__ = ()
+
+    def evaluate(self, device: CelDevice) -> Any:
+        if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
+            raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
+        return self._fallback.evaluate(device)
 
 
 class _NonBool:
@@ -1685,7 +1724,12 @@ class CelExprEngine:
         try:
             checked = checker.compile(source)
         except RuntimeError as exc:
-            raise self._compile_error(str(exc), expression, source, environment) from None
+            error = self._compile_error(str(exc), expression, source, environment)
+            if cel_expr_fallback.cel_cpp_limit(error, expression):
+                fallback = cel_expr_fallback.fallback_program(expression, environment)
+                if fallback is not None:
+                    return fallback  # type: ignore[no-any-return]
+            raise error from None
         output_type = _output_type_name(checked.return_type())
         serialized = checked.serialize()
         ast = decode_checked(serialized)
@@ -1698,9 +1742,15 @@ class CelExprEngine:
         renames = _runtime_renames(ast)
         guards = cel_expr_panics.guards(ast.root, ast.overloads,
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
+        fallback = None
         if cel_expr_optionals.makes_optionals(ast.types):
             guards.update(_optional_boxes(ast, renames))
-            _refuse_optionals_in_containers(ast, renames, expression)
+            try:
+                _refuse_optionals_in_containers(ast, renames, expression)
+            except CelCompileError:
+                fallback = cel_expr_fallback.fallback_program(expression, environment)
+                if fallback is None:
+                    raise
         lookups = domain_lookups(ast)
         domains_defaulted = False
         if not lookups.exact and lookups.any:
@@ -1714,9 +1764,13 @@ class CelExprEngine:
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         # Only a program that can panic as cel-go does looks for a recorded panic.
         kind = _PanickingProgram if guards or "dractl.@in_constant_list" in renames.values() else _CelExprProgram
+        if fallback is not None:
+            kind = _FallbackProgram
         program = kind(self, runtime, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)
         program.domains_defaulted = domains_defaulted
         program.expression = expression
+        program.environment = environment
+        program._fallback = fallback
         program.serialized = serialized  # the tree as the engine wrote it (dractl.cel.compile_store)
         return program
 

@@ -11,8 +11,8 @@ An optional can only reach a ``dyn`` operand from an expression that makes optio
 ``optional_type`` somewhere in the checked tree), so other expressions are left as they are.
 
 What cannot be boxed natively is an optional inside a list or map on its way to Python
-(``dyn({'a': optional.of(1)}).isSorted()``): such an expression is refused as unsupported
-(:func:`optional_in_container`) rather than run.
+(``dyn({'a': optional.of(1)}).isSorted()``, :func:`optional_in_container`): such an expression
+is run by cel-python instead (cel_expr_fallback), or refused as unsupported without it.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from dractl.api.quantity import Quantity, QuantityError, from_int, is_quantity, 
 from dractl.cel import messages, regex
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines import celpy_overloads, celpy_parse_errors
+from dractl.cel.engines import celpy_maps, celpy_overloads, celpy_parse_errors
 from dractl.cel.engines.celpy_checker import check
 from dractl.cel.engines.celpy_format import format_string, quote
 from dractl.cel.engines.celpy_library import (
@@ -235,7 +235,7 @@ def _in(item: Any, container: Any) -> Any:
     if isinstance(container, list):
         return ct.BoolType(any(cel_equal(item, element) for element in container))
     if isinstance(container, dict):
-        return ct.BoolType(any(cel_equal(item, key) for key in container))
+        return ct.BoolType(celpy_maps.contains(container, item))
     return failure("no such overload")
 
 
@@ -247,13 +247,16 @@ def _index(container: Any, key: Any) -> Any:
     if isinstance(container, CelOptional):  # a[?k][j]: the chain stays optional
         return _optional_entry(container, key)
     if isinstance(container, dict):
-        try:
-            return container[key]
-        except KeyError:
-            for candidate in container:
-                if cel_equal(candidate, key):
-                    return container[candidate]
-            return failure(f"no such key: {key}")
+        if isinstance(key, str):  # a string is a key only as itself, in Go as in Python
+            try:
+                return container[key]
+            except KeyError:
+                return failure(f"no such key: {key}")
+        unqualified = celpy_maps.unqualified_type(key)
+        if unqualified is not None:
+            return failure(f"invalid qualifier type: {unqualified}")
+        found, value = celpy_maps.find(container, key)
+        return value if found else failure(f"no such key: {key}")
     if isinstance(container, list):
         if not is_number(key) or (isinstance(key, float) and not key.is_integer()):
             return failure("unsupported index type")
@@ -882,7 +885,8 @@ def _selected(bodies: list[Any], binding: dict[str, Any]) -> Any:
 
 def _transformed(bindings: list[dict[str, Any]], bodies: list[Any]) -> Iterator[tuple[dict[str, Any], Any]]:
     """(binding, value of the last body) for each binding the filter keeps, in order; a value
-    may be an error, which ends the loop as in cel-go's comprehension (the caller returns it)."""
+    may be an error, which is the comprehension's answer (the caller returns it after
+    :func:`_after_error`)."""
     for binding in bindings:
         keep = _selected(bodies, binding)
         if keep is False:
@@ -890,11 +894,21 @@ def _transformed(bindings: list[dict[str, Any]], bodies: list[Any]) -> Iterator[
         yield binding, (_run(bodies[-1], binding) if keep is True else keep)
 
 
+def _after_error(steps: Iterator[Any], error: CELEvalError) -> CELEvalError:
+    """``error``, once the remaining steps ran: cel-go's comprehension goes on after a step made
+    its accumulator an error (the loop condition of these macros is ``true``), so a later step
+    can still panic (:class:`celpy_maps.GoPanic`), which is the answer then."""
+    for _ in steps:
+        pass
+    return error
+
+
 def _map_list(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
     result = []
-    for _binding, value in _transformed(bindings, bodies):
+    steps = _transformed(bindings, bodies)
+    for _binding, value in steps:
         if isinstance(value, CELEvalError):
-            return value
+            return _after_error(steps, value)
         result.append(value)
     return ct.ListType(result)
 
@@ -914,23 +928,25 @@ def _filter(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> 
 
 def _transform_map(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
     result = ct.MapType()
-    for binding, value in _transformed(bindings, bodies):
+    steps = _transformed(bindings, bodies)
+    for binding, value in steps:
         if isinstance(value, CELEvalError):
-            return value
-        result[next(iter(binding.values()))] = value
+            return _after_error(steps, value)
+        celpy_maps.insert(result, next(iter(binding.values())), value)
     return result
 
 
 def _transform_map_entry(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
     result = ct.MapType()
-    for _binding, entry in _transformed(bindings, bodies):
+    steps = _transformed(bindings, bodies)
+    for _binding, entry in steps:
         if isinstance(entry, CELEvalError):
-            return entry
+            return _after_error(steps, entry)
         if not isinstance(entry, dict):
-            return failure(NO_SUCH_OVERLOAD)
+            return _after_error(steps, failure(NO_SUCH_OVERLOAD))
         for key, value in entry.items():
-            if any(cel_equal(key, existing) for existing in result):
-                return failure(f"insert failed: key {_go_text(key)} already exists")
+            if celpy_maps.contains(result, key):
+                return _after_error(steps, failure(f"insert failed: key {_go_text(key)} already exists"))
             result[key] = value
     return result
 
@@ -1056,6 +1072,8 @@ class CelPythonProgram:
             result = self._runner.evaluate({"device": value})
         except CELEvalError as exc:
             raise CelRuntimeError(_runtime_message(exc)) from None
+        except celpy_maps.GoPanic as panic:
+            raise CelRuntimeError(f"internal error: {panic.message}") from None
         except _CostExceeded:
             raise CelRuntimeError("operation cancelled: actual cost limit exceeded") from None
         except RecursionError:

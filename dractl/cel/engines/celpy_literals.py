@@ -14,7 +14,8 @@ import celpy.celtypes as ct
 import lark
 from celpy.evaluation import CELEvalError
 
-from dractl.cel.engines.celpy_values import NO_SUCH_OVERLOAD, CelOptional, cel_equal, failure
+from dractl.cel.engines import celpy_maps
+from dractl.cel.engines.celpy_values import NO_SUCH_OVERLOAD, CelOptional, failure
 
 
 class _Visitor(Protocol):
@@ -62,8 +63,5 @@ def literal_map(visitor: _Visitor, children: list[Any]) -> Any:
                 return part
         if not present:
             continue
-        for existing in list(result):
-            if cel_equal(existing, key):  # a repeated key: the last value stands
-                del result[existing]
-        result[key] = value
+        celpy_maps.insert(result, key, value)  # a repeated key: the last value stands
     return result

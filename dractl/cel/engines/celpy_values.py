@@ -143,11 +143,13 @@ def equal(left: Any, right: Any) -> bool | None:
             return False
         if len(left) != len(right):
             return False
+        from dractl.cel.engines.celpy_maps import find  # it reads values' types from here
+
         for key, value in left.items():
-            match = [k for k in right if equal(k, key) is True]
-            if not match:
+            found, other = find(right, key)  # cel-go: otherMap.Find(key), a Go map lookup
+            if not found:
                 return False
-            same = equal(value, right[match[0]])
+            same = equal(value, other)
             if same is not True:
                 return same
         return True

@@ -1,0 +1,74 @@
+"""What cel-cpp cannot represent or compile, the default engine hands to cel-python.
+
+cel-go accepts a few things cel-cpp has no room for; for them the default engine asks the
+cel-python engine, which follows cel-go there (``celpy_maps``), for the same expression in the
+same environment:
+
+- a map key of a type cel-cpp maps refuse (``Invalid map key type``: a list, a map, a double,
+  an optional, a Kubernetes value, ...): cel-go keys its maps by any value Go can hash
+  (``refValMapAccessor`` in ``common/types/map.go``). Only the device whose evaluation met
+  such a key is handed over, after cel-cpp failed on it;
+- a list or map holding an optional on its way to a function dractl runs in Python
+  (cel-expr-python cannot hand it over): the whole program runs in cel-python, with the default
+  engine's checked tree and cost estimate;
+- an expression cel-cpp's parser or checker refuses and cel-go's does not (:func:`cel_cpp_limit`):
+  ``optMap``/``optFlatMap`` naming their variable ``__result__``, ``indexOf`` of a list of
+  optionals (cel-go declares it for ``list(A)``, cel-expr-python cannot declare a type
+  parameter). cel-python's checker, which reports upstream's errors, decides.
+
+Typical selectors never get here: the first case costs nothing until cel-cpp fails, the others
+are decided when the expression is compiled.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from dractl.cel import messages
+from dractl.cel.errors import CelCompileError
+
+if TYPE_CHECKING:
+    from dractl.cel.environment import Environment
+
+#: cel-cpp's error for a map key of a type its maps cannot hold.
+UNREPRESENTABLE_KEY = "Invalid map key type"
+
+# What cel-cpp's compile errors say where they are cel-cpp's limits.
+_CEL_CPP_LIMITS = (
+    "found no matching overload for 'indexOf' applied to 'list(optional_type(",
+    "found no matching overload for 'lastIndexOf' applied to 'list(optional_type(",
+)
+# cel-cpp refuses ``__result__`` as the variable of every macro; cel-go only for the macros of
+# its parser and its comprehensions extension (``parser/macro.go``, ``ext/comprehensions.go``),
+# not for ``optMap``/``optFlatMap`` (``cel/library.go``).
+_ACCUMULATOR_CLASH = "iteration variable overwrites accumulator variable"
+_OPTIONAL_MACRO_RESULT = r"\.\s*opt(Flat)?Map\s*\(\s*__result__\s*,"
+_OTHER_MACRO_RESULT = (r"\.\s*(all|exists|exists_one|existsOne|map|filter|transformList|transformMap|transformMapEntry)"
+                       r"\s*\(\s*(\w+\s*,\s*)?__result__\s*,")
+
+
+def unrepresentable(raw: str) -> bool:
+    """Whether cel-cpp's runtime error ``raw`` is a value cel-cpp cannot hold."""
+    return messages.strip_status(raw).startswith(UNREPRESENTABLE_KEY)
+
+
+def cel_cpp_limit(error: CelCompileError, expression: str) -> bool:
+    """Whether ``error`` is cel-cpp's limit rather than upstream's verdict."""
+    messages_ = [item.message for item in error.errors]
+    if any(text in message for message in messages_ for text in _CEL_CPP_LIMITS):
+        return True
+    return (_ACCUMULATOR_CLASH in messages_ and re.search(_OPTIONAL_MACRO_RESULT, expression) is not None
+            and re.search(_OTHER_MACRO_RESULT, expression) is None)
+
+
+def fallback_program(expression: str, environment: Environment) -> Any | None:
+    """cel-python's program for ``expression``, or None when cel-python is not installed or
+    does not compile it (then the default engine's own answer stands)."""
+    from dractl.cel.engines import FALLBACK_ENGINE, EngineUnavailable, get_engine
+
+    try:
+        program = get_engine(FALLBACK_ENGINE).compile(expression, environment)
+    except (EngineUnavailable, CelCompileError):
+        return None
+    return None if getattr(program, "build_error", None) is not None else program
