@@ -2,7 +2,8 @@
 
 A Pod (or a workload's pod template) is one unit: its claims are allocated together on a node,
 as the scheduler does. A ``resourceClaimTemplateName`` becomes a claim as the resource-claim
-controller would create it (named ``<pod>-<claim>`` here; the controller adds a random suffix).
+controller would create it (named ``<pod>-<claim>`` here, shortened as the controller shortens
+it: :func:`generated_claim_name`; the controller then adds five random characters).
 Claims and templates that no pod references form one more unit, allocated together in input
 order. Claims with ``status.allocation`` are not allocated again: their devices are in use.
 """
@@ -173,7 +174,13 @@ def claim_from_template(template: ApiObject, pod_name: str, claim_name: str) -> 
 def generated_claim_name(pod_name: str, claim_name: str) -> str:
     """``<pod>-<claim>``: the resource-claim controller's base name for a claim it makes from a
     template, both parts shortened in proportion past 57 characters as it does (it then adds
-    five random characters, which dractl cannot know)."""
+    five random characters, which dractl cannot know and leaves out).
+
+    The controller's ``generateName`` is ``<pod>-<claim>-`` while that has at most 57
+    characters; beyond, each part keeps ``len(part) * 57 // len("<pod>-<claim>-")`` of its
+    characters and the random ones follow the claim's part without a hyphen. Shortened names
+    can coincide (two claims of one pod, or replicas whose index was cut off): upstream's random
+    characters tell them apart, in dractl only their order in the pod does."""
     base = f"{pod_name}-{claim_name}-"
     if len(base) <= _MAX_BASE_NAME:
         return base[:-1]

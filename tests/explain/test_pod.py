@@ -139,9 +139,22 @@ def test_without_pod_a_made_claim_is_explained_once_with_its_pod() -> None:
     ("pod", "claim", "name"),
     [
         ("train-0", "gpus", "train-0-gpus"),
-        # Past 57 characters both parts are shortened in proportion, as the controller does.
+        # The controller's generateName is "<pod>-<claim>-" while that fits in 57 characters
+        # (five random characters follow); beyond, each part keeps len * 57 // len("<pod>-<claim>-")
+        # of its characters, joined by one hyphen, and the random characters follow directly.
         ("a" * 50, "b" * 20, "a" * 39 + "-" + "b" * 15),
-        ("a" * 40, "b" * 15, "a" * 40 + "-" + "b" * 15),
+        ("a" * 40, "b" * 15, "a" * 40 + "-" + "b" * 15),  # 57: still whole
+        ("a" * 27, "b" * 28, "a" * 27 + "-" + "b" * 28),  # 57
+        ("a" * 27, "b" * 29, "a" * 26 + "-" + "b" * 28),  # 58: 27 * 57 // 58 and 29 * 57 // 58
+        ("a" * 253, "gpu", "a" * 55 + "-"),  # the longest pod name: nothing of the claim is left
+        ("a" * 60, "gpus-a", "a" * 50 + "-gpus-"),  # two claims of one pod can end alike
+        ("a" * 60, "gpus-b", "a" * 50 + "-gpus-"),
+        # a replica's index can be cut off: every replica's claim starts the same
+        (
+            "inference-server-with-a-long-name-0",
+            "gpu-and-nic-resources",
+            "inference-server-with-a-long-name--gpu-and-nic-resource",
+        ),
     ],
 )
 def test_generated_claim_name(pod: str, claim: str, name: str) -> None:
