@@ -388,5 +388,30 @@ def decode_quantity(raw: Any) -> Quantity:
     if isinstance(raw, int):
         return parse_quantity(str(raw))
     if isinstance(raw, float):
-        return parse_quantity(repr(raw))  # "inf" and "nan" are no JSON and no quantity
+        return parse_quantity(json_number_text(raw))
     return parse_quantity(raw.strip())
+
+
+def json_number_text(value: float) -> str:
+    """A float as kubectl sends it: YAML becomes JSON, whose encoder writes a float64 with the
+    shortest digits that read back (Python's repr has the same), in exponent form only below
+    1e-6 and from 1e21 on, and whole numbers without a fraction ("1000", not "1000.0"). The
+    form decides the quantity's format: 1e+20 in YAML is "100000000000000000000", DecimalSI."""
+    text = repr(value)  # "inf" and "nan" are no JSON and no quantity: parsing refuses them
+    magnitude = abs(value)
+    if magnitude != magnitude or magnitude == float("inf"):
+        return text
+    if magnitude and not 1e-6 <= magnitude < 1e21:
+        return text
+    sign = "-" if text.startswith("-") else ""
+    mantissa, _, exponent = text.lstrip("-").partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    if not exponent:
+        return text[:-2] if fraction == "0" else text
+    digits = whole + fraction
+    point = len(whole) + int(exponent)
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"

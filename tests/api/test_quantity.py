@@ -22,6 +22,7 @@ from dractl.api.quantity import (
     QuantityUnsupported,
     decode_quantity,
     from_int,
+    json_number_text,
     parse_quantity,
 )
 
@@ -447,11 +448,26 @@ def test_the_json_decoder_trims_white_space(raw: object, canonical: str) -> None
     [
         ("1000", "1k"), ("1500", "1500"), ("0.5", "500m"), ("10100m", "10100m"), ("-1", "-1"),
         ("1536Mi", "1536Mi"), ("1.5e3", "1500"), ("0.1m", "100u"), ("0.1n", "1n"),
-        (7, "7"), (2.5, "2500m"), (1e20, "100e18"), ("9223372036854775807", "9223372036854775807"),
+        (7, "7"), (2.5, "2500m"), ("9223372036854775807", "9223372036854775807"),
+        # a YAML float reaches the apiserver as JSON: exponent form only below 1e-6 and from 1e21
+        (1000.0, "1k"), (1e16, "10P"), (1e20, "100E"), (1e21, "1e21"), (1.5e-6, "1500n"),
+        (1e-5, "10u"), (1e-7, "100e-9"), (0.0, "0"), (-2.5e18, "-2500P"),
     ],
 )
 def test_numbers_and_strings_as_yaml_gives_them(raw: object, canonical: str) -> None:
     assert str(decode_quantity(raw)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.0, "0"), (1.0, "1"), (1000.0, "1000"), (2.5, "2.5"), (1e16, "10000000000000000"),
+        (1.2345e17, "123450000000000000"), (1e20, "100000000000000000000"), (1e21, "1e+21"),
+        (1e-6, "0.000001"), (1.5e-6, "0.0000015"), (9.99e-7, "9.99e-07"), (-2.5e18, "-2500000000000000000"),
+    ],
+)
+def test_floats_are_written_as_gos_json_encoder_writes_them(value: float, text: str) -> None:
+    assert json_number_text(value) == text
 
 
 @pytest.mark.parametrize("raw", ["", "  ", "abc", "1x", "1.2.3", "--1", True, None, [1], {"a": 1}, math.inf, math.nan])
