@@ -186,7 +186,28 @@ def locate(root: Any, path: Sequence[Any]) -> tuple[int, int]:
 
 # Line breaks other than \n and \r\n, which str.splitlines also splits at.
 _OTHER_BREAKS_RE = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_MARKER_LINE_RE = re.compile(r"^---(?:[ \t]|\r?$)", re.MULTILINE)
+_OTHER_ASCII_BREAKS = "\x0b\x0c\x1c\x1d\x1e"
+
+
+def _other_breaks(text: str) -> bool:
+    """Whether ``text`` has a line break other than \n and \r\n. For ASCII text, `in` first: the
+    regular expression tries every position of a long text."""
+    if not text.isascii() or "\r" in text:
+        return _OTHER_BREAKS_RE.search(text) is not None
+    return any(char in text for char in _OTHER_ASCII_BREAKS)
+
+
+def _marker_lines(text: str) -> Iterator[int]:
+    """The offsets of the lines that start with a ``---`` marker (``---`` then a blank, a line
+    break or the end), for a text without lone carriage returns. Found with ``str.find``: a
+    regular expression anchored at line starts tries every position of a long text."""
+    at = text.find("---")
+    while at != -1:
+        if at == 0 or text[at - 1] == "\n":
+            after = text[at + 3 : at + 5]
+            if not after or after[0] in " \t\n" or after == "\r\n" or after == "\r":
+                yield at
+        at = text.find("---", at + 3)
 
 
 def split_documents(text: str) -> Iterator[tuple[int, str]]:
@@ -194,12 +215,11 @@ def split_documents(text: str) -> Iterator[tuple[int, str]]:
 
     A chunk starts at a ``---`` marker line (which stays in it); ``...`` ends a document.
     """
-    if _OTHER_BREAKS_RE.search(text) is None:
-        # Markers found by a regular expression: a cluster dump of some ten million lines is
+    if not _other_breaks(text):
+        # Markers found in the text: a cluster dump of some ten million lines is
         # not made into a list of lines (and a text of one document is yielded as it is).
         start = start_line = 0
-        for match in _MARKER_LINE_RE.finditer(text):
-            at = match.start()
+        for at in _marker_lines(text):
             if at == start:  # the chunk's own marker
                 continue
             yield start_line, text[start:at]

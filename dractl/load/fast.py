@@ -181,12 +181,11 @@ def _composer_class() -> Any:
                 CParser.__init__(self, text)
                 BaseResolver.__init__(self)
 
-            # Path resolvers are not used: skip BaseResolver's bookkeeping for every node.
-            def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-                pass
-
-            def ascend_resolver(self) -> None:
-                pass
+            # Path resolvers are not used: BaseResolver's bookkeeping, which libyaml's composer
+            # calls twice for every node, is left out. C callables that take the same arguments
+            # and do nothing observable cost a third of a Python function that does nothing.
+            descend_resolver = slice  # (current_node, current_index)
+            ascend_resolver = tuple  # ()
 
             def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
                 # implicit[0]: plain and untagged (or tagged "!"), as in ruamel's composer

@@ -123,7 +123,8 @@ def _cut_item(text: str, omit: Omit) -> str:
 
 def looks_like_list(text: str) -> bool:
     """Whether :func:`read_yaml_list` may read ``text`` item by item."""
-    return _ITEMS_RE.search(text) is not None
+    # `in` first: a regular expression with `^` tries every position of a text without it.
+    return "items:" in text and _ITEMS_RE.search(text) is not None
 
 
 def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
@@ -131,6 +132,8 @@ def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
     from dractl.load.fast import MarkedList, load_fast, unsure
 
     text = doc.text
+    if not looks_like_list(text):
+        return False
     items_line = _ITEMS_RE.search(text)
     if items_line is None or unsure(text):
         return False
