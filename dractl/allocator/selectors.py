@@ -229,7 +229,8 @@ class SelectorEngine:
 class SelectorSet:
     """The selectors of one class and one request; `verdict(device)` is cached per device."""
 
-    __slots__ = ("_rejections", "_verdicts", "class_name", "class_selectors", "engine", "request_selectors")
+    __slots__ = ("_drivers_only", "_rejections", "_verdicts", "class_name", "class_selectors", "engine",
+                 "request_selectors")
 
     def __init__(
         self, engine: SelectorEngine, class_name: str, class_selectors: list[str | None],
@@ -241,6 +242,12 @@ class SelectorSet:
         self.request_selectors = request_selectors
         self._verdicts: dict[DeviceEntry, Verdict | None] = {}
         self._rejections: dict[Verdict, Rejection] = {}
+        # Whether every selector is a driver comparison (or empty), answered without CEL for
+        # the devices CEL can take: then a device's own verdict costs less than finding its twin.
+        self._drivers_only = all(
+            expression is None or engine.driver_literal(expression) is not None
+            for expression in (*class_selectors, *request_selectors)
+        )
 
     def verdict(self, device: DeviceEntry) -> Verdict | None:
         """None when every selector is true."""
@@ -248,6 +255,10 @@ class SelectorSet:
             return self._verdicts[device]
         except KeyError:
             pass
+        if self._drivers_only and self.engine.convertible(device):
+            verdict = self._evaluate(device, True) or self._evaluate(device, False)
+            self._verdicts[device] = verdict
+            return verdict
         twin = self.engine.twin(device)
         if twin is not device:
             verdict = self.verdict(twin)
