@@ -95,8 +95,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-j", "--jobs", metavar="N", type=positive_int,
-        help="Processes for a large input (default: one per CPU; used only when it pays). "
-        "The output is the same whatever the number.",
+        help="Processes for a large input: its documents are read, and its nodes searched, in "
+        "that many (default: one per CPU; used only when it pays). The output is the same "
+        "whatever the number.",
     )
     add_kubernetes_version(parser)
     add_feature_gates(parser)
@@ -106,7 +107,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dractl.api.decoding import decode_errors
+    from dractl.api.decoding import decode_error_texts
     from dractl.api.model import build_all
     from dractl.api.workspace import Workspace
     from dractl.errors import UsageError
@@ -114,12 +115,13 @@ def run(args: argparse.Namespace) -> int:
     from dractl.explain.run import UNREAD, ExplainSettings
     from dractl.explain.run import explain as run_explain
     from dractl.explain.workloads import PLACEMENTS
+    from dractl.forking import available_cpus
     from dractl.load import load_paths
-    from dractl.load.forked import available_cpus
     from dractl.load.sources import read_stdin
 
     if args.placement not in PLACEMENTS:
         raise UsageError(f"--placement: unknown placement {args.placement!r}; choose pack or spread")
+    jobs = args.jobs or available_cpus()
     settings = ExplainSettings(
         features=features(args.kubernetes_version, args.feature_gates),
         claims=tuple(args.claim or ()),
@@ -130,10 +132,12 @@ def run(args: argparse.Namespace) -> int:
         replicas=args.replicas,
         placement=args.placement,
         cel_engine=cel_engine_name(args.cel_engine),
+        jobs=jobs,
+        output=args.output,
+        verbose=args.verbose,
     )
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
-    jobs = args.jobs or available_cpus()
     # Read for reference: values, no comments (many times faster on a dump), and positions found
     # when a message asks for one (rarely: for a mistake in the input).
     # The trees hold no cycles and live to the end: the collector, which would walk them again
@@ -154,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if loaded.failed:
         return 2
     objects = build_all(loaded.objects, share=True)
-    undecodable = decode_errors(objects, settings.features.release)
+    undecodable = decode_error_texts(objects, settings.features.release, jobs)
     for error in undecodable:
         print(f"dractl: error: {error}", file=sys.stderr)
     if undecodable:

@@ -162,6 +162,9 @@ def to_yaml(data: Any) -> str:
 
 
 def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, Any]:
+    if result.rendered is not None:  # searched and rendered in another process
+        assert result.rendered.data is not None
+        return result.rendered.data
     outcome = result.outcome
     return {
         "name": result.node,
@@ -305,7 +308,7 @@ def _unit_lines(unit: UnitResult, verbose: bool) -> Iterator[str]:
     shown = ordered if verbose else _detail_nodes(ordered)
     for result in shown:
         yield ""
-        yield from _node_text(result, unit, verbose)
+        yield from node_text(result, unit, verbose)
     hidden = total - len(shown)
     if hidden > 0:
         yield ""
@@ -398,23 +401,32 @@ def _result_text(entry: dict[str, Any]) -> str:
     return f"{device} (shared{': ' + consumed if consumed else ''})"
 
 
-def _detail_nodes(ordered: list[NodeResult]) -> list[NodeResult]:
+def _detail_nodes(ordered: list[NodeResult], room: int = DETAIL_NODES) -> list[NodeResult]:
     """The best feasible node, then the nearest miss of each distinct outcome and kind of
     blocker (nodes that fail alike say nothing new; --verbose shows them), DETAIL_NODES in all."""
     feasible = [n for n in ordered if n.allocated][:1]
     misses = [n for n in ordered if not n.allocated]
-    room = DETAIL_NODES - len(feasible)
+    room -= len(feasible)
     shown: list[NodeResult] = []
     reasons: set[tuple[str, frozenset[str]]] = set()
     for result in misses:
-        reason = (short_reason(result), _blocker_kinds(result))
+        reason = (short_reason(result), blocker_kinds(result))
         if reason not in reasons and len(shown) < room:
             reasons.add(reason)
             shown.append(result)
     return feasible + shown
 
 
-def _blocker_kinds(result: NodeResult) -> frozenset[str]:
+def detail_candidates(ordered: list[NodeResult]) -> list[NodeResult]:
+    """The nodes of one part of a unit's nodes (in the order of :meth:`UnitResult.ordered`) that
+    :func:`_detail_nodes` may show, whatever the other parts hold: its best feasible node and its
+    nearest miss of each distinct outcome and kind of blocker."""
+    return _detail_nodes(ordered, room=len(ordered) + 1)
+
+
+def blocker_kinds(result: NodeResult) -> frozenset[str]:
+    if result.rendered is not None:
+        return result.rendered.blocker_kinds
     outcome = result.outcome
     if outcome is None or outcome.trace is None or not outcome.trace.best.request:
         return frozenset()
@@ -440,6 +452,8 @@ def _summary(ordered: list[NodeResult]) -> Iterator[str]:
 
 def short_reason(result: NodeResult) -> str:
     """The outcome of one node in a few words (the summary's lines)."""
+    if result.rendered is not None:
+        return result.rendered.short_reason
     if result.allocated:
         return "allocated"
     if result.error:
@@ -454,7 +468,12 @@ def short_reason(result: NodeResult) -> str:
     return result.status
 
 
-def _node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[str]:
+def node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[str]:
+    """One node in detail, in rich markup."""
+    if result.rendered is not None:
+        assert result.rendered.text is not None
+        yield from result.rendered.text
+        return
     from rich.markup import escape
 
     from dractl.allocator import format_device_id

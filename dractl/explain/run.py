@@ -27,8 +27,12 @@ from dractl.explain.workloads import Placement, WorkloadResult, place
 from dractl.load import Omit
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from dractl.allocator import Allocator, NodeInfo, Outcome
     from dractl.api.model import ApiObject
+
+    Evaluate = Callable[[AllocationUnit, Sequence[NodeInfo]], list["NodeResult"]]
 
 DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResourcesArgs)
 
@@ -51,6 +55,28 @@ class ExplainSettings:
     cel_engine: str | None = None
     replicas: int | Literal["max"] | None = None  # --replicas: workloads' pod count overridden
     placement: Placement = "pack"  # --placement: the node each replica of a workload gets
+    # Processes for the nodes of a large input: the nodes searched in other processes come back
+    # rendered for `output` ("text" or "json"; with another output every node is searched in
+    # this process: YAML writes values met twice as aliases, which depend on what was shared
+    # where), `verbose` as the output will be.
+    jobs: int = 1
+    output: str = "text"
+    verbose: bool = False
+
+
+class Rendered:
+    """What the output needs of a node searched in another process (its outcome stays there)."""
+
+    __slots__ = ("blocker_kinds", "data", "fallbacks", "progress", "short_reason", "text")
+
+    def __init__(self, fallbacks: int, progress: int, short_reason: str, blocker_kinds: frozenset[str],
+                 data: dict[str, Any] | None, text: list[str] | None) -> None:
+        self.fallbacks = fallbacks
+        self.progress = progress
+        self.short_reason = short_reason
+        self.blocker_kinds = blocker_kinds
+        self.data = data  # the node in the JSON contract (json, yaml)
+        self.text = text  # its lines in detail (text; only for nodes that may be shown)
 
 
 @dataclass
@@ -62,7 +88,8 @@ class NodeResult:
     status: str
     error: str | None
     outcome: Outcome | None  # None when the node was not searched (the run's budget was spent,
-    # or a claim of the pod is already allocated for other nodes)
+    # or a claim of the pod is already allocated for other nodes), or searched in another process
+    rendered: Rendered | None = None  # searched in another process: what the output needs
 
     @property
     def timed_out(self) -> bool:
@@ -75,6 +102,8 @@ class NodeResult:
     def fallbacks(self, ranks: list[dict[str, int]]) -> int:
         """How far down their firstAvailable lists the allocated claims went (0: every
         request got its first choice). The scheduler scores such nodes lower from 1.35 on."""
+        if self.rendered is not None:
+            return self.rendered.fallbacks
         if self.outcome is None or not self.outcome.allocations:
             return 0
         total = 0
@@ -86,6 +115,8 @@ class NodeResult:
     @property
     def progress(self) -> int:
         """Devices found by the deepest partial solution (for ordering near misses)."""
+        if self.rendered is not None:
+            return self.rendered.progress
         if self.outcome is None or self.outcome.trace is None:
             return -1
         return self.outcome.trace.best.devices
@@ -265,9 +296,91 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
         workload = workload_for(unit, settings.replicas, nodes, notes, replica[1] if replica else None, focus_option)
         if workload is not None:
             workloads.append(place(workload, allocator, nodes, evaluate, settings.placement))
+        elif _forks(settings, nodes):
+            results.append(UnitResult(unit, _evaluate_forked(evaluate, unit, nodes, settings)))
         else:
             results.append(UnitResult(unit, evaluate(unit, nodes)))
     return Explanation(features.release, str(allocator.implementation), results, notes, workloads)
+
+
+# Fewer nodes are searched faster in one process than forking and rendering apart cost.
+FORK_MIN_NODES = 200
+
+
+def _forks(settings: ExplainSettings, nodes: Sequence[NodeInfo]) -> bool:
+    """Whether the nodes are searched in several processes: not with a budget for the whole
+    run (which nodes it leaves unsearched would depend on how the work was shared)."""
+    from dractl.forking import can_fork
+
+    return (
+        settings.jobs > 1 and len(nodes) >= max(FORK_MIN_NODES, 2) and settings.run_timeout is None
+        and settings.output in ("text", "json") and can_fork()
+    )
+
+
+def _evaluate_forked(evaluate: Evaluate, unit: AllocationUnit, nodes: Sequence[NodeInfo],
+                     settings: ExplainSettings) -> list[NodeResult]:
+    """``evaluate(unit, nodes)`` with contiguous parts of the nodes searched in forked children,
+    which send back each node rendered for the output (:class:`Rendered`); the first part is
+    searched here meanwhile. The first node is searched before forking, so that the selectors
+    are compiled (and the CEL engine loaded) once. A child that fails leaves its part to this
+    process."""
+    from dractl.forking import NO_ANSWER, fork
+
+    parts = _parts(len(nodes), settings.jobs)
+    results = evaluate(unit, nodes[:1])
+    children = []
+    for start, end in parts[1:]:
+        part = nodes[start:end]
+        children.append((fork(lambda part=part: _rendered(evaluate(unit, part), unit, settings)), part))
+    results += evaluate(unit, nodes[1 : parts[0][1]])
+    for child, part in children:
+        answer = NO_ANSWER if child is None else child.answer()
+        if answer is NO_ANSWER or not isinstance(answer, list) or len(answer) != len(part):
+            results += evaluate(unit, part)
+            continue
+        for node, status, error, fallbacks, progress, reason, kinds, data, text in answer:
+            rendered = Rendered(fallbacks, progress, reason, frozenset(kinds), data, text)
+            results.append(NodeResult(node, status, error, None, rendered))
+    return results
+
+
+def _parts(count: int, jobs: int) -> list[tuple[int, int]]:
+    """``jobs`` contiguous ranges of about equal length covering ``range(count)``."""
+    size, extra = divmod(count, jobs)
+    bounds, start = [], 0
+    for index in range(jobs):
+        end = start + size + (1 if index < extra else 0)
+        if end > start:
+            bounds.append((start, end))
+        start = end
+    return bounds
+
+
+def _rendered(results: list[NodeResult], unit: AllocationUnit, settings: ExplainSettings) -> list[Any]:
+    """The nodes of one part as plain data: what :class:`Rendered` holds, for the output."""
+    from dractl.explain.render import (
+        blocker_kinds,
+        detail_candidates,
+        node_data,
+        node_text,
+        short_reason,
+    )
+
+    unit_result = UnitResult(unit, results)
+    ranks = _subrequest_ranks(unit.claims)
+    text = settings.output == "text"
+    with_text: set[int] = set()
+    if text and not settings.verbose:
+        with_text = {id(result) for result in detail_candidates(unit_result.ordered())}
+    out = []
+    for result in results:
+        data = None if text else node_data(result, unit_result, settings.verbose)
+        lines = (list(node_text(result, unit_result, settings.verbose))
+                 if text and (settings.verbose or id(result) in with_text) else None)
+        out.append((result.node, result.status, result.error, result.fallbacks(ranks), result.progress,
+                    short_reason(result), sorted(blocker_kinds(result)), data, lines))
+    return out
 
 
 def _replica_claims(

@@ -18,32 +18,21 @@ short streams, the caller reads everything itself.
 
 from __future__ import annotations
 
-import marshal
-import os
-import sys
 from typing import TYPE_CHECKING, Any
+
+from dractl.forking import NO_ANSWER, Child, can_fork, fork
 
 if TYPE_CHECKING:
     from dractl.load.documents import Document
     from dractl.load.lists import Omit
     from dractl.load.parse import Limits
 
+__all__ = ["FORK_MIN_CHARS", "Children", "can_fork", "read_plain", "received", "split", "start"]
+
 # A shorter stream reads faster in one process than forking and sending the trees back cost
 # (libyaml and the tree builder read about 5 MB per CPU second; a fork of the reading process
 # and the transfer cost a few milliseconds).
 FORK_MIN_CHARS = 256 * 1024
-
-
-def can_fork() -> bool:
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
-
-
-def available_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask, where the system has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def split(docs: list[Document], parts: int) -> list[list[Document]]:
@@ -62,25 +51,17 @@ def split(docs: list[Document], parts: int) -> list[list[Document]]:
 class Children:
     """Forked readers of all but the first part of a stream's documents."""
 
-    def __init__(self, own: list[Document], started: list[tuple[int, int, list[Document]]]) -> None:
+    def __init__(self, own: list[Document], started: list[tuple[Child, list[Document]]]) -> None:
         self.own = own  # the part the calling process reads
-        self.started = started  # (pid, read end of its pipe, its documents)
+        self.started = started
 
     def collect(self) -> list[Document]:
         """Wait for the children and give their documents the trees they read; the documents
         they did not read (in order) are left to the caller."""
         unread: list[Document] = []
-        for pid, fd, docs in self.started:
-            with os.fdopen(fd, "rb") as pipe:
-                data = pipe.read()
-            _, status = os.waitpid(pid, 0)
-            readings: Any = None
-            if os.waitstatus_to_exitcode(status) == 0:
-                try:
-                    readings = marshal.loads(data)
-                except (EOFError, ValueError, TypeError):
-                    readings = None
-            if not isinstance(readings, list) or len(readings) != len(docs):
+        for child, docs in self.started:
+            readings = child.answer()
+            if readings is NO_ANSWER or not isinstance(readings, list) or len(readings) != len(docs):
                 unread += docs
                 continue
             for doc, reading in zip(docs, readings, strict=True):
@@ -100,32 +81,13 @@ def start(docs: list[Document], limits: Limits, omit: Omit | None, jobs: int) ->
         return None
     runs = split(docs, jobs)
     own = runs[0]
-    started: list[tuple[int, int, list[Document]]] = []
+    started: list[tuple[Child, list[Document]]] = []
     for run in runs[1:]:
-        try:
-            read_end, write_end = os.pipe()
-        except OSError:
+        child = fork(lambda run=run: [read_plain(doc, limits, omit) for doc in run])  # type: ignore[misc]
+        if child is None:
             own = own + run  # no more processes: the caller reads the rest
-            continue
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            own = own + run
-            continue
-        if pid == 0:  # the child: never returns
-            status = 1
-            try:
-                os.close(read_end)
-                data = marshal.dumps([read_plain(doc, limits, omit) for doc in run])
-                with os.fdopen(write_end, "wb") as pipe:
-                    pipe.write(data)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        started.append((pid, read_end, run))
+        else:
+            started.append((child, run))
     return Children(own, started) if started else None
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from dractl import synthetic
+from dractl.api import decoding
 from dractl.cli.testing import Result, invoke
+from dractl.explain import run
 from dractl.load import forked
 from tests.robustness.mutations import mutate, seeds
 
@@ -23,6 +25,8 @@ pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="no fork here")
 @pytest.fixture(autouse=True)
 def _fork_for_any_length(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "FORK_MIN_CHARS", 0)
+    monkeypatch.setattr(run, "FORK_MIN_NODES", 0)
+    monkeypatch.setattr(decoding, "FORK_MIN_OBJECTS", 0)
 
 
 def _explain(*args: str, jobs: int) -> Result:
@@ -63,16 +67,23 @@ def test_generated_clusters(tmp_path: Path, output: str, network: int, busy: boo
     _same("-o", output, "-v", "--claim", synthetic.CLAIM, path)
 
 
-def test_a_mistake_late_in_a_stream_is_reported_where_it_is(tmp_path: Path) -> None:
-    """The message's position comes from a document a child read without positions."""
+@pytest.mark.parametrize("where", ["rindex", "index"])
+def test_mistakes_in_a_stream_are_reported_where_they_are(tmp_path: Path, where: str) -> None:
+    """The messages' positions come from documents read (and checked) without positions, in
+    this process and in others; in the order of one process."""
     path = Path(_cluster(tmp_path, 40))
     text = path.read_text()
-    at = text.rindex("generation: 1")
-    path.write_text(text[:at] + "generation: one" + text[at + len("generation: 1"):])
+    lines = []
+    for find in (where, "rindex" if where == "index" else "index"):
+        at = getattr(text, find)("generation: 1")
+        text = text[:at] + "generation: one" + text[at + len("generation: 1"):]
+        lines.append(text.count("\n", 0, at) + 1)
+    path.write_text(text)
     result = _same(str(path))
     assert result.exit_code == 2
-    line = text.count("\n", 0, at) + 1
-    assert f"cluster.yaml:{line}:" in result.stderr, result.stderr
+    assert [f"cluster.yaml:{line}:" in result.stderr for line in sorted(lines)] == [True, True], result.stderr
+    first, second = sorted(lines)
+    assert result.stderr.index(f"cluster.yaml:{first}:") < result.stderr.index(f"cluster.yaml:{second}:")
 
 
 def test_a_syntax_error_late_in_a_stream(tmp_path: Path) -> None:
@@ -91,3 +102,35 @@ def test_mutated_inputs(seed: int) -> None:
     three = invoke(["explain", "--jobs", "3", "-"], input=text)
     assert (three.exit_code, three.stdout, three.stderr, repr(three.exception)) == (
         one.exit_code, one.stdout, one.stderr, repr(one.exception))
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_the_nodes_are_searched_in_other_processes(tmp_path: Path, output: str) -> None:
+    """The parts of the children come back rendered; the first part is searched here."""
+    from dractl.api.model import build_all
+    from dractl.api.workspace import Workspace
+    from dractl.explain.render import to_data
+    from dractl.load import load_paths
+
+    objects = build_all(load_paths([_cluster(tmp_path, 30, busy=True)], comments=False).objects, share=True)
+    settings = {"claims": (synthetic.CLAIM,), "output": output}
+    one = run.explain(Workspace(objects), run.ExplainSettings(**settings))
+    three = run.explain(Workspace(objects), run.ExplainSettings(**settings, jobs=3))
+    (nodes,) = (unit.nodes for unit in three.units)
+    assert [n.rendered is not None for n in nodes] == [False] * 10 + [True] * 20
+    assert [n.node for n in nodes] == [n.node for n in one.units[0].nodes]
+    if output == "json":
+        assert to_data(three) == to_data(one)
+    else:
+        assert all(n.rendered.data is None for n in nodes[10:])
+        assert any(n.rendered.text for n in nodes[10:]) and not all(n.rendered.text for n in nodes[10:])
+
+
+def test_a_budget_for_the_whole_run_searches_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which nodes a --run-timeout leaves unsearched must not depend on how the work was shared."""
+    def forked_search(*args: object) -> None:
+        raise AssertionError("the nodes were searched in several processes")
+
+    monkeypatch.setattr(run, "_evaluate_forked", forked_search)
+    result = _explain("--run-timeout", "100", _cluster(tmp_path, 20), jobs=3)
+    assert result.exit_code == 0, result.stderr
