@@ -54,6 +54,7 @@ _ORDERING_OPERATORS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 # Conversions whose runtime dispatch names the argument type; a bytes value reaching one at run
 # time is a library value (a version attribute: quantities and network values are typed).
 _CONVERSIONS = frozenset({"int", "uint", "double", "string", "bool", "bytes"})
+_TIME_CONVERSIONS = frozenset({"duration", "timestamp"})
 
 
 # Extension functions cel-go declares with bindings: a call no overload takes names the function
@@ -63,7 +64,8 @@ _NAMED_OVERLOAD_ERRORS = frozenset({
     "join", "format", "strings.quote", "slice", "sets.contains", "sets.intersects", "sets.equivalent"})
 # cel-cpp's spelling of a run-time type → cel-go's TypeName(). A bytes value reaching a function
 # at run time through a dyn operand is a version attribute (quantities and network values are typed).
-_GO_TYPE_NAMES = {"int64": "int", "uint64": "uint", "bytes": "kubernetes.Semver"}
+_GO_TYPE_NAMES = {"int64": "int", "uint64": "uint", "bytes": "kubernetes.Semver", "duration": "google.protobuf.Duration",
+                  "timestamp": "google.protobuf.Timestamp"}
 
 
 def _no_such_overload(call: str) -> str:
@@ -83,7 +85,9 @@ def _no_such_overload(call: str) -> str:
     if name in _CONVERSIONS and types == ["bytes"]:
         return f"no such overload: {name}(kubernetes.Semver)"
     go_types = [_GO_TYPE_NAMES.get(t, t) for t in types]
-    if name in _NAMED_OVERLOAD_ERRORS:
+    if name == "duration" and go_types == ["int"]:  # declared, but cel-go's Int converts to no duration
+        return "type conversion error from 'int' to 'google.protobuf.Duration'"
+    if name in _NAMED_OVERLOAD_ERRORS or (name in _TIME_CONVERSIONS | _CONVERSIONS and len(go_types) == 1):
         return f"no such overload: {name}({', '.join(go_types)})"
     if name == "flatten" and match.group("target") is not None and go_types:
         return f"no such overload: {go_types[0]}.flatten({', '.join(go_types[1:])})"

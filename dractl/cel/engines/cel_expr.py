@@ -1331,13 +1331,8 @@ def _milliseconds_of_dyn(value: Any) -> int:
 
 
 def _go_duration_text(text: str) -> str:
-    """cel-cpp's ``string()`` of a duration (``1.500s``, exact to the nanosecond) → cel-go's:
-    ``strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`` (``1.5s``), where ``Seconds()`` is
-    whole seconds plus nanoseconds / 1e9 as float64s."""
-    nanos = int(decimal.Decimal(text.removesuffix("s")).scaleb(9))
-    whole = abs(nanos) // 1_000_000_000 * (1 if nanos >= 0 else -1)
-    seconds = float(whole) + float(nanos - whole * 1_000_000_000) / 1e9
-    return format(decimal.Decimal(repr(seconds)).normalize(), "f") + "s"
+    """cel-cpp's ``string()`` of a duration (``1.500s``, exact to the nanosecond) → cel-go's."""
+    return cel_expr_operands.go_duration_text(int(decimal.Decimal(text.removesuffix("s")).scaleb(9)))
 
 
 _GO_DURATION_TEXT = cel.FunctionDecl("dractl.go_duration_text", [

@@ -76,13 +76,19 @@ ProbeCheck = Callable[[Sequence[Probe], Sequence[str]], CheckedAst | None]
 
 def parse_report(report: str) -> list[CelError]:
     """The positioned errors of a cel-cpp issue report (``ERROR: <input>:L:C: text`` lines with
-    snippets); a message that spans lines keeps its other lines."""
+    snippets); a message that spans lines keeps its other lines; warnings are left out."""
     errors: list[CelError] = []
+    warning = False
     for line in strip_status(report).split("\n"):
         head = re.match(ISSUE_HEAD, line)
         if head:
+            warning = False
             errors.append(CelError(head.group(3), int(head.group(1)), int(head.group(2))))
-        elif errors and not line.startswith(" | "):
+        elif line.startswith("WARNING: <input>:"):
+            # cel-cpp's checker warns of a map key type its maps cannot hold
+            # (``unsupported map key type: list(dyn)``); cel-go's has no such warning.
+            warning = True
+        elif errors and not warning and not line.startswith(" | "):
             last = errors[-1]
             errors[-1] = CelError(last.message + "\n" + line, last.line, last.column)
     return errors

@@ -11,6 +11,7 @@ upstream's environment has v2). The checker cannot see this when the operand is 
 from __future__ import annotations
 
 import datetime
+import decimal
 import math
 import re
 from collections.abc import Callable
@@ -35,8 +36,22 @@ def _string_operand(token_type_name: Callable[[bytes], str], library_value: Call
             if text is not None:  # the network library's string(ip), string(cidr)
                 return text(value)  # cel-go's string() conversion names the type it cannot convert
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: string({token_type_name(bytes(value[:1]))})")
-        return value
+        if type(value) is datetime.timedelta:
+            return go_duration_text(_nanoseconds(value))
+        return dyn_result(value)
     return call
+
+
+def go_duration_text(nanos: int) -> str:
+    """cel-go's ``string()`` of a duration: ``strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"``
+    (``1.5s``), where ``Seconds()`` is whole seconds plus nanoseconds / 1e9 as float64s."""
+    whole = abs(nanos) // 1_000_000_000 * (1 if nanos >= 0 else -1)
+    seconds = float(whole) + float(nanos - whole * 1_000_000_000) / 1e9
+    return format(decimal.Decimal(repr(seconds)).normalize(), "f") + "s"
+
+
+def _nanoseconds(value: datetime.timedelta) -> int:
+    return ((value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds) * 1_000
 
 
 def _size_operand(library_value: Callable[[Any], bool]) -> Callable[[Any], Any]:
@@ -89,15 +104,29 @@ def _go_parse(target: str, text: str) -> str | None:
     return None if math.isinf(number) else repr(number)  # Go: out of range is ErrRange
 
 
-def _conversion_operand(target: str) -> Callable[[Any], Any]:
+def _conversion_operand(target: str, token_type_name: Callable[[bytes], str]) -> Callable[[Any], Any]:
     def call(value: Any) -> Any:
         if type(value) is str:
+            if target == "bytes":
+                return value
             text = _go_parse(target, value)
             if text is None:
                 raise ValueError(f"type conversion error from 'string' to '{target}'")
             return text
         if is_box(value):
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: {target}(optional_type)")
+        if target == "int" and type(value) is bool:  # cel-cpp converts it, cel-go has no int(bool)
+            raise ValueError(f"{_NO_SUCH_OVERLOAD}: int(bool)")
+        if type(value) in (bytes, bytearray):  # bytes, or a library value carried as bytes
+            kind = token_type_name(value)
+            if target == "bytes" and kind == "bytes":
+                return value
+            raise ValueError(f"{_NO_SUCH_OVERLOAD}: {target}({kind})")
+        if type(value) in _TIME_TYPES:  # cel-go: int() of a duration or timestamp, nothing else
+            if target != "int":
+                raise ValueError(f"{_NO_SUCH_OVERLOAD}: {target}({_TIME_TYPES[type(value)]})")
+            if type(value) is datetime.timedelta:
+                return _nanoseconds(value)
         return dyn_result(value)
     return call
 
@@ -116,8 +145,11 @@ def dyn_result(value: Any) -> Any:
     return value
 
 
-#: Conversions whose string argument is read with Go's parser first (a string or dyn operand).
-CONVERSION_CHECKS = {name: f"dractl.{name}_operand" for name in ("int", "uint", "double", "bool")}
+_TIME_TYPES = {datetime.timedelta: "google.protobuf.Duration", datetime.datetime: "google.protobuf.Timestamp"}
+
+#: Conversions whose string argument is read with Go's parser first (a string or dyn operand),
+#: and whose dyn operand is checked against cel-go's overloads.
+CONVERSION_CHECKS = {name: f"dractl.{name}_operand" for name in ("int", "uint", "double", "bool", "bytes")}
 #: The checker's function name -> the runtime function the call's operand goes through first.
 OPERAND_CHECKS = {"string": "dractl.string_operand", "size": "dractl.size_operand"}
 #: The checker's function name -> the runtime function that replaces the call.
@@ -128,7 +160,7 @@ def declarations(token_type_name: Callable[[bytes], str], library_value: Callabl
                  type_name: Callable[[Any], str], texts: dict[bytes, Callable[[Any], str]]) -> list[Any]:
     return [
         *(cel.FunctionDecl(runtime, [cel.Overload(runtime.replace(".", "_"), T.DYN, [T.DYN],
-                                                  impl=_conversion_operand(name))])
+                                                  impl=_conversion_operand(name, token_type_name))])
           for name, runtime in CONVERSION_CHECKS.items()),
         cel.FunctionDecl("dractl.string_operand", [cel.Overload(
             "dractl_string_operand", T.DYN, [T.DYN], impl=_string_operand(token_type_name, library_value, texts))]),
