@@ -38,6 +38,8 @@ from dractl.cel.errors import CelError
 from dractl.cel.functions import declared_functions
 from dractl.cel.regex import go_regexp_error
 
+_NO_ACCUMULATOR_CHECK = frozenset({"optMap", "optFlatMap", "sortBy"})
+
 
 @dataclass(frozen=True)
 class Type:
@@ -635,6 +637,12 @@ class Checker:
                 return self.syntax_error(argument, _VARIABLE_ERRORS.get(node.name, "argument must be a simple name"))
         if len(names) == 2 and names[0] == names[1]:
             return self.syntax_error(arguments[1], f"duplicate variable name: {names[1]}")
+        if node.name not in _NO_ACCUMULATOR_CHECK:
+            # cel-go's parser macros and comprehensions extension (parser/macro.go,
+            # ext/comprehensions.go); optMap, optFlatMap and sortBy do not check.
+            for name, argument in zip(names, arguments, strict=False):
+                if name == "__result__":
+                    return self.syntax_error(argument, "iteration variable overwrites accumulator variable")
         target = self.resolved(self.type_of(target_node, scope))
         bodies = arguments[len(names):]
         if node.name in ("optMap", "optFlatMap"):

@@ -21,6 +21,7 @@ cost is bounded from below for literal ranges only.
 from __future__ import annotations
 
 import contextvars
+import copy
 import functools
 import logging
 import math
@@ -29,6 +30,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -256,7 +258,7 @@ def _index(container: Any, key: Any) -> Any:
         if unqualified is not None:
             return failure(f"invalid qualifier type: {unqualified}")
         found, value = celpy_maps.find(container, key)
-        return value if found else failure(f"no such key: {key}")
+        return value if found else failure(f"no such key: {_go_text(key)}")
     if isinstance(container, list):
         if not is_number(key) or (isinstance(key, float) and not key.is_integer()):
             return failure("unsupported index type")
@@ -282,7 +284,8 @@ def _quantity(text: Any) -> Any:
     if not isinstance(text, str):
         return failure("no such overload")
     parsed = _parse_quantity_cached(str(text))
-    return failure(parsed) if isinstance(parsed, str) else parsed
+    # A fresh value per call: each is a pointer of its own in cel-go (a map key only of itself).
+    return failure(parsed) if isinstance(parsed, str) else copy.copy(parsed)
 
 
 def _semver(text: Any, normalize: Any = False) -> Any:
@@ -712,6 +715,14 @@ class _Evaluator(Evaluator):
         nested.budget = self.budget
         return nested
 
+    def ident_value(self, name: str, root_scope: bool = False) -> Any:
+        value = super().ident_value(name, root_scope)
+        if type(value) is CelOptional and value.present:
+            # cel-go unwraps an optional read from a variable and wraps its value again: a new
+            # *types.Optional at every read (which a map keyed by the old one does not find).
+            return CelOptional(value.value, True)
+        return value
+
     def expr(self, tree: Any) -> Any:
         if len(tree.children) == 3:  # cel-go: an error condition is the result, a non-bool one no overload
             condition = self.visit(tree.children[0])
@@ -770,7 +781,7 @@ class _Evaluator(Evaluator):
         method = name.value
         if method == "bind" and len(tree.children) > 2 and _is_ident(member_tree, "cel"):
             variable_tree, init_tree, body_tree = tree.children[2].children
-            value = self.visit(init_tree)
+            value = celpy_maps.bound(self.visit(init_tree))
             variable = _ident_name(variable_tree)
             nested = self.sub_evaluator(body_tree)
             try:
@@ -947,7 +958,7 @@ def _transform_map_entry(bindings: list[dict[str, Any]], bodies: list[Any], _tar
         for key, value in entry.items():
             if celpy_maps.contains(result, key):
                 return _after_error(steps, failure(f"insert failed: key {_go_text(key)} already exists"))
-            result[key] = value
+            celpy_maps.insert(result, key, value)
     return result
 
 
@@ -978,7 +989,26 @@ def _go_text(value: Any) -> str:
     """A value as Go's ``%v`` prints it in cel-go's messages."""
     if isinstance(value, bool | ct.BoolType):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float_text(value)
     return str(value)
+
+
+def _go_float_text(value: float) -> str:
+    """Go's ``%v`` of a float64: the shortest digits, in exponent form below 1e-4 or from 1e21."""
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "+Inf" if value > 0 else "-Inf"
+    digits = Decimal(repr(float(value)))
+    exponent = digits.adjusted()
+    if exponent < -4 or exponent >= 21:
+        mantissa, _, power = f"{digits:e}".partition("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        sign, number = power[0], power[1:].lstrip("0") or "0"
+        return f"{mantissa}e{sign}{number.rjust(2, '0')}"
+    text = f"{digits:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 _MACRO_LOOPS: dict[str, Callable[[list[dict[str, Any]], list[Any], Any], Any]] = {

@@ -14,7 +14,16 @@ cel-go builds a map (a literal, ``transformMap``, ``transformMapEntry``) as a Go
   (``hash of unhashable type cel.Semver``), which ends the evaluation (:class:`GoPanic`).
 
 cel-python's lists and maps get Python's identity hash here (a pointer's), so that they can be
-keys of its maps at all; equality of lists and maps is still CEL's.
+keys of its maps at all; equality of lists and maps is still CEL's. A quantity, URL or optional
+key, which Python compares by value, is held in a :class:`GoMap` (its keys stored in a
+:class:`_Pointer`), so that two equal quantities are two keys as in cel-go.
+
+An optional with a value is a new ``*types.Optional`` wherever a variable holding it is read
+(``applyQualifiers`` in ``interpreter/attributes.go`` unwraps it, the attribute wraps the value
+again; the engine's evaluator does the same), so ``cel.bind(x, optional.of(1), x in {x: 1})``
+is false, while a map still finds its own keys (``m == m``).
+A list or map bound by ``cel.bind`` to an empty literal is cel-go's mutable list or map
+(``folder.ResolveName``), which only shows in a message (:class:`MutableList`, :class:`MutableMap`).
 """
 
 from __future__ import annotations
@@ -30,6 +39,8 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 # cel-go holds these as pointers (``*baseList``, ``*baseMap``, ``*types.Optional``,
 # ``cel.Quantity{*resource.Quantity}``, ``cel.URL{*url.URL}``).
 _POINTERS = frozenset({"list", "map", "optional_type", "kubernetes.Quantity", "kubernetes.URL"})
+# ... of which Python compares these by value: held in a _Pointer when they are keys.
+_BOXED = frozenset({"optional_type", "kubernetes.Quantity", "kubernetes.URL"})
 _UNHASHABLE = {"kubernetes.Semver": "cel.Semver", "kubernetes.NamedFormat": "cel.Format", "bytes": "types.Bytes"}
 
 ct.ListType.__hash__ = object.__hash__  # type: ignore[assignment,method-assign]
@@ -51,6 +62,55 @@ def check_hashable(key: Any) -> None:
     go_type = _UNHASHABLE.get(type_name(key))
     if go_type is not None:
         raise GoPanic(f"runtime error: hash of unhashable type {go_type}")
+
+
+class MutableList(ct.ListType):
+    """cel-go's ``*types.mutableList``: what ``cel.bind`` binds an empty list literal to."""
+
+
+class MutableMap(ct.MapType):
+    """cel-go's ``*types.mutableMap``: what ``cel.bind`` binds an empty map literal to."""
+
+
+def bound(value: Any) -> Any:
+    """``value`` as ``cel.bind`` binds it."""
+    if type(value) is ct.ListType and not value:
+        return MutableList()
+    if type(value) is ct.MapType and not value:
+        return MutableMap()
+    return value
+
+
+class _Pointer:
+    """A key Python compares by value, compared by identity (a Go pointer)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class GoMap(ct.MapType):
+    """A map with keys held in :class:`_Pointer`; it shows them unwrapped."""
+
+    def __iter__(self) -> Any:
+        for key in dict.__iter__(self):
+            yield key.value if type(key) is _Pointer else key
+
+    def keys(self) -> Any:  # type: ignore[override]
+        return list(self)
+
+    def items(self) -> Any:  # type: ignore[override]
+        return [(key.value if type(key) is _Pointer else key, value) for key, value in dict.items(self)]
+
+    def __getitem__(self, key: Any) -> Any:
+        found, value = find(self, key)
+        if not found:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return contains(self, key)
 
 
 def _same_key(stored: Any, key: Any, kind: str) -> bool:
@@ -95,14 +155,20 @@ def insert(mapping: dict[Any, Any], key: Any, value: Any) -> None:
     """Set ``key`` (a key already there by Go's lookup is replaced)."""
     check_hashable(key)
     kind = type_name(key)
-    for stored in list(mapping):
-        if _same_key(stored, key, kind):
-            del mapping[stored]
-    mapping[key] = value
+    for stored in list(dict.__iter__(mapping)):
+        if _same_key(stored.value if type(stored) is _Pointer else stored, key, kind):
+            dict.__delitem__(mapping, stored)
+    if kind in _BOXED:
+        if type(mapping) is ct.MapType:
+            mapping.__class__ = GoMap  # the same layout: only iteration and lookups change
+        dict.__setitem__(mapping, _Pointer(key), value)
+    else:
+        dict.__setitem__(mapping, key, value)
 
 
 # ``%T`` of the values cel-go cannot make a qualifier of (``newQualifier`` in
 # ``interpreter/attributes.go``), by CEL type name.
+_MUTABLE_GO_TYPES = {MutableList: "*types.mutableList", MutableMap: "*types.mutableMap"}
 _QUALIFIER_GO_TYPES = {"list": "*types.baseList", "map": "*types.baseMap", "optional_type": "*types.Optional",
                        "type": "*types.Type", "null_type": "types.Null", "bytes": "types.Bytes",
                        "google.protobuf.Duration": "types.Duration", "google.protobuf.Timestamp": "types.Timestamp",
@@ -113,4 +179,4 @@ _QUALIFIER_GO_TYPES = {"list": "*types.baseList", "map": "*types.baseMap", "opti
 
 def unqualified_type(key: Any) -> str | None:
     """The Go type of an index value cel-go cannot qualify a map with (None: it can)."""
-    return _QUALIFIER_GO_TYPES.get(type_name(key))
+    return _MUTABLE_GO_TYPES.get(type(key)) or _QUALIFIER_GO_TYPES.get(type_name(key))

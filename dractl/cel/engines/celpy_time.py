@@ -22,7 +22,13 @@ from typing import Any
 
 import celpy.celtypes as ct
 
-from dractl.cel.engines.celpy_values import NO_SUCH_OVERLOAD, Failure, failure, register_type_name
+from dractl.cel.engines.celpy_values import (
+    NO_SUCH_OVERLOAD,
+    Failure,
+    failure,
+    register_type_name,
+    type_name,
+)
 
 _NANOS = 1_000_000_000
 _INT64 = (-(2**63), 2**63 - 1)
@@ -388,7 +394,7 @@ def to_timestamp(value: Any) -> Any:
         if not _MIN_UNIX <= value <= _MAX_UNIX:
             return failure(TIMESTAMP_OVERFLOW)
         return Timestamp(int(value))
-    return failure(f"{NO_SUCH_OVERLOAD}: timestamp")
+    return failure(f"{NO_SUCH_OVERLOAD}: timestamp({type_name(value)})")
 
 
 def to_duration(value: Any) -> Any:
@@ -396,7 +402,9 @@ def to_duration(value: Any) -> Any:
         return value
     if isinstance(value, str):
         return parse_duration(str(value))
-    return failure(f"{NO_SUCH_OVERLOAD}: duration")
+    if type_name(value) == "int":  # declared, but cel-go's Int converts to no duration
+        return failure("type conversion error from 'int' to 'google.protobuf.Duration'")
+    return failure(f"{NO_SUCH_OVERLOAD}: duration({type_name(value)})")
 
 
 #: The conversions (cel-go evaluates them on constants when it plans the program).
