@@ -82,8 +82,11 @@ def command_corpus(args: argparse.Namespace) -> int:
             known = {expr for _, expr in kept}
             cases = kept + [(topic, expr) for topic, expr in cases if expr not in known]
         topics = dict((expr, topic) for topic, expr in cases)
-        answers = cel_harness.run_oracle(config, slices[config.slices], [expr for _, expr in cases])
-        records = [cel_harness.record_of(config, topics[a["expr"]], a) for a in answers]
+        kept_records = {case["expr"]: case for case in stored.get(config.name, [])} if args.only_new else {}
+        asked = [expr for _, expr in cases if expr not in kept_records]
+        answered = {a["expr"]: cel_harness.record_of(config, topics[a["expr"]], a)
+                    for a in cel_harness.run_oracle(config, slices[config.slices], asked)}
+        records = [kept_records.get(expr) or answered[expr] for _, expr in cases]
         path = cel_harness.write_corpus(config, slices[config.slices], records, CORPUS_COMMAND)
         total += len(records)
         print(f"{path.relative_to(ROOT)}: {len(records)} cases")
@@ -155,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = sub.add_parser("corpus", help="regenerate the stored corpus with the oracle")
     corpus.add_argument("--fresh", action="store_true",
                         help="only the generator's cases (default: also keep every case of the stored corpus)")
+    corpus.add_argument("--only-new", action="store_true",
+                        help="keep the stored answers as they are; ask the oracle only about cases the corpus lacks")
     compare = sub.add_parser("compare", help="compare the engines with the stored corpus")
     campaign = sub.add_parser("campaign", help="fresh cases for many seeds against the oracle")
     for p in (compare, campaign):

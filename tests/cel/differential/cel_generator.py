@@ -971,6 +971,62 @@ def _maps_equality(g: Gen) -> str:
     ))
 
 
+def _map_keys(g: Gen) -> str:
+    """Map keys other than bool, int, uint and string: cel-go keys its Go maps by any hashable
+    value (a list, map, optional or quantity by its pointer), cel-cpp's maps refuse them. No
+    iteration whose answer depends on Go's map order, no constant bytes key (the upstream
+    binary panics building such a program)."""
+    r = g.r
+    key = r.choice(("[1]", "[1, 2]", "[]", "[[1]]", "['a']", "{1: 2}", "{}", "1.5", "-0.0", "2.0", "optional.of(1)",
+                    "optional.none()", 'quantity("1")', 'semver("1.0.0")', "null", 'duration("1s")'))
+    other = r.choice(("[1]", "1.5", "2.0", "2", "2u", "{}", "optional.of(1)"))
+    return r.choice((
+        f"{{{key}: 1}}.size() == 1",
+        f"{{{key}: 1, {key}: 2}}.size() == {r.choice(('1', '2'))}",
+        f"{key} in {{{key}: 1}}",
+        f"{other} in {{{key}: 1}}",
+        f"cel.bind(x, {key}, x in {{x: 1}})",
+        f"cel.bind(x, {key}, {{x: 1}}[x] == 1)",
+        f"cel.bind(m, {{{key}: 1}}, m == m)",
+        f"{{{key}: 1}} == {{{key}: 1}}",
+        f"dyn({{{key}: 1}}) == dyn({{{other}: 1}})",
+        f"{{{key}: 1}}.exists(x, x == {key})",
+        f"[{key}, {key}].transformMapEntry(i, v, {{v: i}}).size() == 2",
+        f"{{1.5: 'a', 2.0: 'b'}}[{r.choice(('1.5', '2.0', '2', '2u', '-0.0'))}] == 'b'",
+        f"dyn({{2.0: 'a'}})[{r.choice(('2', '2u', '2.0'))}] == 'a'",
+        f"{g.list_attr()}.transformMapEntry(i, v, {{[v]: i}}).size() >= 1",
+        f"{g.list_attr()}.transformMapEntry(i, v, {{double(v): i}}).size() >= 1",
+        f"{g.list_attr()}.transformMap(i, v, {{v: i}}).size() >= 1",
+        f"{g.list_attr()}.map(v, {{[v]: v}}).size() >= 1",
+        "{bytes(device.driver): 1}.size() == 1",
+        f"{{{g.attr()}: 1}}.size() == 1",
+        f"{{{g.cap()}: 1}}.size() == 1",
+        "dyn({'a': optional.of(1)}).isSorted()",
+        "dyn({'a': optional.of(1)}) == dyn(quantity('1'))",
+        "[dyn([optional.of(1)])].exists(x, x == dyn(" + r.choice(("1", "[optional.of(1)]", 'semver("1.0.0")')) + "))",
+        "[optional.of(1)].indexOf(optional.of(1)) == 0",
+        "[optional.of(1), optional.of(1)].lastIndexOf(optional.of(1)) == 1",
+        f"optional.of({r.choice(('1', '[1]', g.attr()))}).optMap(__result__, __result__ == __result__).value()",
+        f"optional.of({g.small_int()}).optFlatMap(__result__, optional.of(__result__ + 1)).value() > 0",
+        f"[1].{r.choice(('all', 'exists', 'map', 'filter'))}(__result__, true) == true",
+    ))
+
+
+def _dyn_conversions(g: Gen) -> str:
+    """Conversions of a value whose type is only known at run time (a list element, a dyn
+    literal): cel-go names the function and the argument's type when no overload takes it."""
+    r = g.r
+    conversion = r.choice(("int", "uint", "double", "string", "bool", "bytes", "duration", "timestamp"))
+    values = r.choice(("[dyn(true)]", "[dyn(1)]", "[dyn(1u)]", "[dyn(1.5)]", "[dyn('1')]", "[dyn([1])]", "[dyn({})]",
+                       "[dyn(null)]", "[dyn(b'a')]", "[dyn(duration('1s'))]", "[dyn(timestamp(0))]",
+                       g.list_attr()))
+    return r.choice((
+        f"{values}.all(v, {conversion}(v) == {conversion}(v))",
+        f"{values}.exists(v, string({conversion}(v)) != '')",
+        f"{values}.map(v, {conversion}(v)).size() == 1",
+    ))
+
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -1000,6 +1056,8 @@ TOPICS: dict[str, Topic] = {
     "time": _time,
     "strings-format": _strings_format,
     "maps-equality": _maps_equality,
+    "map-keys": _map_keys,
+    "dyn-conversions": _dyn_conversions,
 }
 # The topics "random" combines (a fixed list: a new topic does not change the random cases).
 COMBINABLE = (
