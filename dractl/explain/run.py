@@ -6,7 +6,6 @@ import functools
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from dractl.allocator.inputs import (
@@ -25,6 +24,7 @@ from dractl.api.workspace import Workspace
 from dractl.errors import InputError
 from dractl.explain.workloads import Placement, WorkloadResult, place
 from dractl.load import Omit
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,26 +42,43 @@ DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResource
 UNREAD = Omit(metadata=frozenset({"managedFields"}), fields={("v1", "Node"): frozenset({"status"})})
 
 
-@dataclass
-class ExplainSettings:
-    features: Features = field(default_factory=Features)
-    claims: tuple[str, ...] = ()  # --claim selectors
-    pod: str | None = None  # --pod: only this Pod of the input
-    nodes: tuple[str, ...] = ()  # --node names; empty = every node the input knows of
-    # Per node, as the scheduler's filterTimeout: the search on one node is aborted after it,
-    # that node is unschedulable, and every other node is still evaluated.
-    timeout: float = DEFAULT_TIMEOUT
-    run_timeout: float | None = None  # a budget for the whole run; None: no limit
-    cel_engine: str | None = None
-    replicas: int | Literal["max"] | None = None  # --replicas: workloads' pod count overridden
-    placement: Placement = "pack"  # --placement: the node each replica of a workload gets
-    # Processes for the nodes of a large input: the nodes searched in other processes come back
-    # rendered for `output` ("text" or "json"; with another output every node is searched in
-    # this process: YAML writes values met twice as aliases, which depend on what was shared
-    # where), `verbose` as the output will be.
-    jobs: int = 1
-    output: str = "text"
-    verbose: bool = False
+class ExplainSettings(Record):
+    __slots__ = ("cel_engine", "claims", "features", "jobs", "nodes", "output", "placement", "pod", "replicas",
+                 "run_timeout", "timeout", "verbose")
+
+    def __init__(
+        self,
+        features: Features | None = None,
+        claims: tuple[str, ...] = (),
+        pod: str | None = None,
+        nodes: tuple[str, ...] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+        run_timeout: float | None = None,
+        cel_engine: str | None = None,
+        replicas: int | Literal["max"] | None = None,
+        placement: Placement = "pack",
+        jobs: int = 1,
+        output: str = "text",
+        verbose: bool = False,
+    ) -> None:
+        self.features = Features() if features is None else features
+        self.claims = claims  # --claim selectors
+        self.pod = pod  # --pod: only this Pod of the input
+        self.nodes = nodes  # --node names; empty = every node the input knows of
+        # Per node, as the scheduler's filterTimeout: the search on one node is aborted after it,
+        # that node is unschedulable, and every other node is still evaluated.
+        self.timeout = timeout
+        self.run_timeout = run_timeout  # a budget for the whole run; None: no limit
+        self.cel_engine = cel_engine
+        self.replicas = replicas  # --replicas: workloads' pod count overridden
+        self.placement = placement  # --placement: the node each replica of a workload gets
+        # Processes for the nodes of a large input: the nodes searched in other processes come
+        # back rendered for `output` ("text" or "json"; with another output every node is
+        # searched in this process: YAML writes values met twice as aliases, which depend on
+        # what was shared where), `verbose` as the output will be.
+        self.jobs = jobs
+        self.output = output
+        self.verbose = verbose
 
 
 class Rendered:
@@ -79,17 +96,21 @@ class Rendered:
         self.text = text  # its lines in detail (text; only for nodes that may be shown)
 
 
-@dataclass
-class NodeResult:
-    node: str
-    # "allocated" | "unschedulable" | "error" | "timeout" (the per-node timeout stopped the
-    # search: unschedulable, as the scheduler has it) | "not-evaluated" (the run's budget was
-    # spent before or during this node's search)
-    status: str
-    error: str | None
-    outcome: Outcome | None  # None when the node was not searched (the run's budget was spent,
-    # or a claim of the pod is already allocated for other nodes), or searched in another process
-    rendered: Rendered | None = None  # searched in another process: what the output needs
+class NodeResult(Record):
+    __slots__ = ("error", "node", "outcome", "rendered", "status")
+
+    def __init__(self, node: str, status: str, error: str | None, outcome: Outcome | None,
+                 rendered: Rendered | None = None) -> None:
+        self.node = node
+        # "allocated" | "unschedulable" | "error" | "timeout" (the per-node timeout stopped the
+        # search: unschedulable, as the scheduler has it) | "not-evaluated" (the run's budget
+        # was spent before or during this node's search)
+        self.status = status
+        self.error = error
+        # None when the node was not searched (the run's budget was spent, or a claim of the pod
+        # is already allocated for other nodes), or searched in another process
+        self.outcome = outcome
+        self.rendered = rendered  # searched in another process: what the output needs
 
     @property
     def timed_out(self) -> bool:
@@ -127,10 +148,12 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name) if part)
 
 
-@dataclass
-class UnitResult:
-    unit: AllocationUnit
-    nodes: list[NodeResult]
+class UnitResult(Record):
+    __slots__ = ("nodes", "unit")
+
+    def __init__(self, unit: AllocationUnit, nodes: list[NodeResult]) -> None:
+        self.unit = unit
+        self.nodes = nodes
 
     @property
     def feasible(self) -> list[NodeResult]:
@@ -146,13 +169,16 @@ class UnitResult:
         )
 
 
-@dataclass
-class Explanation:
-    release: str
-    implementation: str
-    units: list[UnitResult]
-    notes: list[str] = field(default_factory=list)
-    workloads: list[WorkloadResult] = field(default_factory=list)  # placed replica by replica
+class Explanation(Record):
+    __slots__ = ("implementation", "notes", "release", "units", "workloads")
+
+    def __init__(self, release: str, implementation: str, units: list[UnitResult],
+                 notes: list[str] | None = None, workloads: list[WorkloadResult] | None = None) -> None:
+        self.release = release
+        self.implementation = implementation
+        self.units = units
+        self.notes = [] if notes is None else notes
+        self.workloads = [] if workloads is None else workloads  # placed replica by replica
 
     @property
     def satisfiable(self) -> bool:

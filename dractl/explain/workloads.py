@@ -16,41 +16,49 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from dractl.allocator.inputs import AllocationUnit, ClaimInput
 from dractl.allocator.replicas import Workload, replica_unit, with_allocation
+from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.allocator import Allocator, NodeInfo
     from dractl.explain.run import NodeResult, UnitResult
 
+    Evaluate = Callable[[AllocationUnit, Sequence[NodeInfo], bool], list[NodeResult]]
+
 Placement = Literal["pack", "spread"]
 PLACEMENTS: tuple[Placement, ...] = ("pack", "spread")
 REPLICAS_MAX = 10_000  # --replicas max places at most this many
-Evaluate = Callable[[AllocationUnit, Sequence["NodeInfo"], bool], list["NodeResult"]]
 
 
-@dataclass
-class Replica:
+class Replica(Record):
     """A replica that fits: its claims (those allocated with it) and the node it got."""
 
-    index: int
-    pod: str  # ns/name
-    unit: AllocationUnit
-    node: NodeResult  # allocated; its outcome holds one allocation per claim of `unit`
+    __slots__ = ("index", "node", "pod", "unit")
+
+    def __init__(self, index: int, pod: str, unit: AllocationUnit, node: NodeResult) -> None:
+        self.index = index
+        self.pod = pod  # ns/name
+        self.unit = unit
+        self.node = node  # allocated; its outcome holds one allocation per claim of `unit`
 
 
-@dataclass
-class WorkloadResult:
-    workload: Workload
-    placement: Placement
-    placed: list[Replica]
-    # Every node's explanation of one replica: the first that does not fit, or the one --pod names.
-    explained: UnitResult | None = None
-    explained_index: int | None = None
-    notes: list[str] = field(default_factory=list)
+class WorkloadResult(Record):
+    __slots__ = ("explained", "explained_index", "notes", "placed", "placement", "workload")
+
+    def __init__(self, workload: Workload, placement: Placement, placed: list[Replica],
+                 explained: UnitResult | None = None, explained_index: int | None = None,
+                 notes: list[str] | None = None) -> None:
+        self.workload = workload
+        self.placement = placement
+        self.placed = placed
+        # Every node's explanation of one replica: the first that does not fit, or the one --pod
+        # names.
+        self.explained = explained
+        self.explained_index = explained_index
+        self.notes = [] if notes is None else notes
 
     @property
     def wanted(self) -> int | None:

@@ -109,7 +109,7 @@ SLICE = "examples/good/resourceslice-gpu-node-v1.yaml"
         # the CEL engine's format library imports the validation package when a selector uses it
         (["select", "device.driver == 'gpu.example.com'", SLICE], {"celpy", "dractl.lint", "dractl.api.validation"}),
         # uuid (with platform): only for the IDs of consumed capacity shares
-        (["explain", "-o", "json", "examples/explain/gpu-pod"], {"celpy", "dractl.lint", "uuid"}),
+        (["explain", "-o", "json", "examples/explain/gpu-pod"], {"celpy", "dractl.lint", "uuid", "dataclasses", "inspect"}),
     ],
 )
 def test_a_command_on_valid_input_imports_only_what_it_needs(args: list[str], unneeded: set[str]) -> None:
