@@ -110,6 +110,12 @@ ROWS: list[tuple[str, object]] = [
     ('size(device.attributes) > 0 && device.attributes[?"nosuch.example.com"].hasValue()', True),
     ('size(device.attributes) > 0 && device.attributes.?nosuch.hasValue()', True),
     ('size(device.attributes) == 1 && device.attributes.nosuch.size() == 0', True),
+    # ... or hands a map on as a whole and looks the domain up there
+    ('cel.bind(m, device.attributes, m["nosuch.example.com"].size() == 0)', True),
+    ('dyn(device.attributes)["nosuch.example.com"].size() == 0', True),
+    ('[device.attributes][0]["nosuch.example.com"].size() == 0', True),
+    ('cel.bind(m, device.capacity, m["nosuch.example.com"].memory.isGreaterThan(quantity("1")))', ('runtime', 'no such key: memory')),
+    ('device.attributes.exists(d, d == "x") || [device.attributes][0]["nosuch.example.com"].cores > 0', ('runtime', 'no such key: cores')),
     ('device.attributes.exists(d, device.attributes[d].size() > 0) && device.attributes[device.driver].cores == 7', True),
 ]
 

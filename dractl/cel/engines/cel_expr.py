@@ -455,7 +455,8 @@ class _CelExprProgram:
     def _failed(self, raw: str, device: CelDevice) -> Any:
         """The answer on ``device`` where cel-cpp failed with ``raw``: cel-python's where cel-cpp
         could not hold a value cel-go holds (see cel_expr_fallback), else upstream's error."""
-        if cel_expr_fallback.unrepresentable(raw) or self._lacks_looked_up_domain(device):
+        if cel_expr_fallback.unrepresentable(raw) or self._lacks_looked_up_domain(device) \
+                or self._missed_domain(raw, device):
             answer = self._fallback_answer(device)
             if answer is not None:
                 return answer
@@ -530,6 +531,19 @@ class _CelExprProgram:
             if go_type is not None:
                 return f"got '{go_type}', expected iterable type"
         return "expected iterable type"
+
+    def _missed_domain(self, raw: str, device: CelDevice) -> bool:
+        """Whether cel-cpp failed on a lookup of a domain ``device`` lacks that the analysis could
+        not see (``cel.bind(m, device.attributes, m["d"])``): upstream's maps answer it with an
+        empty map, the device's maps bound as they are do not."""
+        if self.lookups.exact or self.domains_defaulted:
+            return False
+        message = messages.runtime_message(raw)
+        if not message.startswith("no such key: "):
+            return False
+        name = message.removeprefix("no such key: ")
+        plain = device.plain(self._list_types)
+        return name not in plain.attributes or name not in plain.capacity  # either map may be the one
 
     def _lacks_looked_up_domain(self, device: CelDevice) -> str | None:
         """A domain this selector looks up without upstream's empty-map default (it inspects a

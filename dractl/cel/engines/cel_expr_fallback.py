@@ -8,6 +8,10 @@ same environment:
   an optional, a Kubernetes value, ...): cel-go keys its maps by any value Go can hash
   (``refValMapAccessor`` in ``common/types/map.go``). Only the device whose evaluation met
   such a key is handed over, after cel-cpp failed on it;
+- a lookup of a domain the device lacks in ``device.attributes`` or ``device.capacity`` handed on
+  as a whole (``cel.bind(m, device.attributes, m["d"])``): upstream's maps answer it with an
+  empty map, the device's maps as cel-cpp holds them fail (``no such key``). Only that device is
+  handed over;
 - a list or map holding an optional on its way to a function dractl runs in Python
   (cel-expr-python cannot hand it over): the whole program runs in cel-python, with the default
   engine's checked tree and cost estimate;

@@ -1027,6 +1027,30 @@ def _dyn_conversions(g: Gen) -> str:
     ))
 
 
+def _device_maps_whole(g: Gen) -> str:
+    """A device map handed on as a whole (bound to a name, in a list, as dyn) and a domain looked
+    up in it, which upstream's maps answer with an empty map when the device lacks it."""
+    r = g.r
+    domain = _quote(g.domain())
+    outer = r.choice(("device.attributes", "device.capacity"))
+    held = r.choice((f"cel.bind(m, {outer}, m", f"dyn({outer})", f"[{outer}][0]"))
+    if held.startswith("cel.bind"):
+        def use(rest: str) -> str:
+            return f"{held}{rest})"
+    else:
+        def use(rest: str) -> str:
+            return f"{held}{rest}"
+    name = r.choice(("model", "cores", "memory", "missing"))
+    return r.choice((
+        use(f"[{domain}].size() {g.cmp()} 0"),
+        use(f"[{domain}].{name} == {r.choice(('1', chr(39) + 'a' + chr(39), 'quantity(' + chr(39) + '1' + chr(39) + ')'))}"),
+        use(f"[{domain}].exists(k, k == {_quote(name)})"),
+        use("[device.driver].size() > 0"),
+        f"device.attributes.exists(d, d == 'x') || {use(f'[{domain}].{name} > 0')}",
+        f"cel.bind(m, device.capacity, m[{domain}].memory.isGreaterThan(quantity('1')))",
+    ))
+
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -1058,6 +1082,7 @@ TOPICS: dict[str, Topic] = {
     "maps-equality": _maps_equality,
     "map-keys": _map_keys,
     "dyn-conversions": _dyn_conversions,
+    "device-maps-whole": _device_maps_whole,
 }
 # The topics "random" combines (a fixed list: a new topic does not change the random cases).
 COMBINABLE = (
