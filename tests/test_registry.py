@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from dractl.lint.registry import RULE_ID_RE, RULE_NAME_RE, all_rules, doc_sections
+from dractl.lint.registry import all_rules, doc_sections
+
+RULE_ID_RE = re.compile(r"^DRA\d{3}$")
+RULE_NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")  # kebab-case
 
 RULES = all_rules()
 

@@ -18,11 +18,12 @@ a miss.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from dractl.digests import hex_digest
 
 if TYPE_CHECKING:
     from dractl.cel.compiler import CompiledSelector
@@ -49,7 +50,7 @@ class CompileStore:
 
     def _path(self, key: tuple[object, ...]) -> tuple[str, str]:
         text = json.dumps([ENTRY_FORMAT, self.identity, *key])
-        return os.path.join(self.folder, hashlib.sha256(text.encode()).hexdigest() + ".json"), text
+        return os.path.join(self.folder, hex_digest(text.encode()) + ".json"), text
 
     def load(self, key: tuple[object, ...], environment: Environment) -> Result | None:
         path, text = self._path(key)

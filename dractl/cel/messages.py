@@ -107,7 +107,7 @@ _FIXED_MESSAGES = {
     "divide by zero": "division by zero",
     "Iteration budget exceeded": "operation cancelled: actual cost limit exceeded",
 }
-_SORT_ERROR = re.compile(r"^[@\w]+\(\): (?:unsupported type .*|(list elements must have the same type))$")
+_SORT_ERROR = r"^[@\w]+\(\): (?:unsupported type .*|(list elements must have the same type))$"
 # String formatting (cel-go ext/formatting.go, the strings extension of version 2).
 _FORMAT_CLAUSES = (
     (r"^decimal clause can only be used on numbers, was given (.*)$",
@@ -156,7 +156,7 @@ def runtime_message(message: str) -> str:
     conversion = re.match(_TYPE_CONVERSION, message)
     if conversion:
         return f"type conversion error from '{conversion.group(1)}' to '{conversion.group(2)}'"
-    sort = _SORT_ERROR.match(message)
+    sort = re.match(_SORT_ERROR, message)
     if sort:  # cel-go's sortListByAssociatedKeys
         return "list elements must have the same type" if sort.group(1) else "list elements must be comparable"
     for pattern, text in _FORMAT_CLAUSES:

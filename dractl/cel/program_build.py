@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from typing import Any
 
 from dractl.cel.ast import CheckedAst, Expr
@@ -132,6 +131,8 @@ def go_format_g(value: float) -> str:
     sign = "-" if math.copysign(1.0, value) < 0 else ""
     if value == 0:
         return sign + "0"
+    from decimal import Decimal  # only for doubles in messages: decimal costs start-up
+
     digits_tuple = Decimal(repr(abs(value))).normalize().as_tuple()
     digits = "".join(str(d) for d in digits_tuple.digits)
     point = len(digits) + int(digits_tuple.exponent)  # digits before the decimal point

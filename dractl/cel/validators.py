@@ -18,7 +18,7 @@ from dractl.cel.errors import CelError
 
 _UNIT_NANOSECONDS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
                      "m": 60_000_000_000, "h": 3_600_000_000_000}
-_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
+_DURATION_PART = r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)"  # compiled when a selector has a duration
 _MIN_UNIX_TIME, _MAX_UNIX_TIME = -62135596800, 253402300799  # cel-go's timestamp range: years 1 to 9999
 # time.RFC3339 as Go parses it (fractional seconds allowed, a zone required).
 _TIMESTAMP = r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(Z|[+-]\d{2}:\d{2})$"
@@ -35,7 +35,7 @@ def duration_literal_ok(text: str) -> bool:
     total = 0
     position = 0
     while position < len(body):
-        part = _DURATION_PART.match(body, position)
+        part = re.compile(_DURATION_PART).match(body, position)
         if part is None or part.end() == position:
             return False
         whole, fraction, unit = part.group(1), part.group(2), part.group(3)

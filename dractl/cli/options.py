@@ -101,7 +101,7 @@ def parse_size(text: str | int) -> int:
     """``1000``, ``512k``, ``64M``, ``64MiB``, ``1.5G``: binary multiples, as ``ulimit`` and ``du``."""
     if isinstance(text, int):
         return text
-    match = _SIZE_RE.match(text.strip())
+    match = re.match(_SIZE, text.strip())
     if match is None:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a size; write e.g. 1000000, 512k, 64M or 1G"
@@ -113,7 +113,7 @@ def parse_size(text: str | int) -> int:
     return size
 
 
-_SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmMgG](?:i?[bB])?|[bB])?$")
+_SIZE = r"^(\d+(?:\.\d+)?)\s*([kKmMgG](?:i?[bB])?|[bB])?$"  # compiled when an option gives a size
 _POWERS = {"b": 0, "k": 1, "m": 2, "g": 3}
 
 

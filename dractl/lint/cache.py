@@ -28,7 +28,6 @@ A run that is not answered keeps its selectors' compile results in the same fold
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
@@ -36,6 +35,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dractl import __version__
+from dractl.digests import hex_digest, new_digest
 
 if TYPE_CHECKING:
     from dractl.cel.compile_store import CompileStore
@@ -136,7 +136,7 @@ def open_cache(
     slot = _digest(json.dumps([
         ENTRY_FORMAT, identity, os.getcwd(), command, files, context_files, config,
     ], default=str).encode())
-    contents = hashlib.sha256()
+    contents = new_digest()
     try:
         for path in (*files, *context_files, *([config] if config else [])):
             if path == "-":
@@ -185,7 +185,7 @@ def default_folder(config: str | None) -> str:
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return hex_digest(data)
 
 
 def _code_fingerprint() -> list[tuple[str, int, int]]:

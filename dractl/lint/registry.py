@@ -18,7 +18,6 @@ neither has a check function of its own.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -28,8 +27,6 @@ from dractl.records import Record
 if TYPE_CHECKING:
     from dractl.lint.engine import Finding
 
-RULE_ID_RE = re.compile(r"^DRA\d{3}$")
-RULE_NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 SECTIONS = ("Why", "Bad", "Good", "Upstream")
 
 
@@ -103,10 +100,7 @@ def rule(
 
 
 def register(new: Rule) -> None:
-    if not RULE_ID_RE.match(new.id):
-        raise ValueError(f"rule id {new.id!r} must look like DRA123")
-    if not RULE_NAME_RE.match(new.name):
-        raise ValueError(f"rule name {new.name!r} must be kebab-case")
+    """Adds a rule; the shape of ids and names is checked by tests/test_registry.py."""
     if new.id in REGISTRY and REGISTRY[new.id].module != new.module:
         raise ValueError(f"rule id {new.id} registered twice")
     if any(r.name == new.name and r.id != new.id for r in REGISTRY.values()):

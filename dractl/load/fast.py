@@ -20,7 +20,8 @@ from __future__ import annotations
 import copy
 import math
 import re
-from typing import Any, NamedTuple
+from operator import itemgetter
+from typing import Any
 
 from dractl.load.yaml11 import (
     _PLAIN_DECIMAL_RE,
@@ -37,7 +38,7 @@ from dractl.load.yaml11 import (
 _UNTAGGED = "tag:dractl,2026:untagged"
 _QUOTED = "tag:dractl,2026:quoted"  # a quoted or block scalar, or one tagged "!": a string
 # Characters libyaml (YAML 1.1) and ruamel.yaml (YAML 1.2) may read differently.
-_UNSURE_RE = re.compile("[\t\x85\u2028\u2029\ufeff]")
+_UNSURE = "[\t\x85\u2028\u2029\ufeff]"  # compiled for the first text that is not ASCII
 _RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
 for _tag, _pattern, _first in IMPLICIT_RESOLVERS:
     for _char in _first:
@@ -47,7 +48,7 @@ for _tag, _pattern, _first in IMPLICIT_RESOLVERS:
 def unsure(text: str) -> bool:
     """Whether ``text`` has a character libyaml and ruamel.yaml may read differently."""
     # The only one in ASCII is the tab; str.isascii() and `in` do not scan in Python.
-    return "\t" in text or (not text.isascii() and _UNSURE_RE.search(text) is not None)
+    return "\t" in text or (not text.isascii() and re.search(_UNSURE, text) is not None)
 
 
 class GiveUp(Exception):
@@ -129,11 +130,16 @@ class ReadAgain:
 _UNREAD = object()
 
 
-class Reading(NamedTuple):
-    tree: Any
-    yaml11: dict[tuple[int, int], str]
-    str_keys: bool
-    nodes: int  # every value (mapping keys are not counted)
+class Reading(tuple[Any, dict[tuple[int, int], str], bool, int]):
+    """``(tree, yaml11, str_keys, nodes)``; ``nodes`` counts every value (mapping keys are not
+    counted). A tuple with named fields written out: ``typing.NamedTuple`` compiles the source of
+    its methods when the class is made, a noticeable part of a lint of one small file."""
+
+    __slots__ = ()
+    tree = property(itemgetter(0))
+    yaml11 = property(itemgetter(1))
+    str_keys = property(itemgetter(2))
+    nodes = property(itemgetter(3))
 
 
 def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = None,
@@ -158,7 +164,7 @@ def load_fast(text: str, max_nodes: int | None = None, max_depth: int | None = N
         node = composer.get_single_node()
         builder = _Builder(max_nodes, max_depth, anchors="&" in text, line_offset=line_offset, marks=marks)
         tree = builder.build(node) if node is not None else None
-        return Reading(tree, builder.yaml11, builder.str_keys, builder.nodes)
+        return Reading((tree, builder.yaml11, builder.str_keys, builder.nodes))
     except Exception:  # any problem at all: the round-trip loader decides, with its messages
         return None
     finally:

@@ -104,8 +104,10 @@ SLICE = "examples/good/resourceslice-gpu-node-v1.yaml"
     [
         # the pre-commit case: no CEL selector, no CEL engine either
         (["lint", SLICE], {"cel_expr_python", "celpy"}),
-        # dataclasses (with inspect, ast, dis, tokenize) compile every class's methods at import
-        (["lint", "examples/good/claim-gpu-v1.yaml"], {"celpy", "dataclasses", "inspect"}),
+        # dataclasses (with inspect, ast, dis, tokenize) compile every class's methods at import;
+        # protobuf's Python runtime is for message values handed to Python, hashlib loads OpenSSL
+        (["lint", "examples/good/claim-gpu-v1.yaml"],
+         {"celpy", "dataclasses", "inspect", "google.protobuf.message", "hashlib", "decimal"}),
         # the CEL engine's format library imports the validation package when a selector uses it
         (["select", "device.driver == 'gpu.example.com'", SLICE], {"celpy", "dractl.lint", "dractl.api.validation"}),
         # uuid (with platform): only for the IDs of consumed capacity shares

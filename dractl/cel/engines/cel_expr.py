@@ -10,7 +10,6 @@ without a protobuf round trip.
 from __future__ import annotations
 
 import datetime
-import decimal
 import functools
 import re
 import threading
@@ -19,11 +18,6 @@ from typing import Any
 
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
-from google.protobuf import (
-    descriptor_pb2,
-    descriptor_pool,
-    struct_pb2,
-)
 
 from dractl.api.quantity import (
     BINARY_SI,
@@ -56,6 +50,7 @@ from dractl.cel.call_text import argument_ends
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import (
+    cel_expr_descriptors,
     cel_expr_errors,
     cel_expr_fallback,
     cel_expr_operands,
@@ -73,48 +68,6 @@ ENGINE_NAME = "cel-expr-python"
 _ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
 
 T = cel.Type
-_Field = descriptor_pb2.FieldDescriptorProto
-
-
-def _build_pool(with_multi_allocations: bool) -> descriptor_pool.DescriptorPool:
-    pool = descriptor_pool.DescriptorPool()
-    pool.AddSerializedFile(struct_pb2.DESCRIPTOR.serialized_pb)
-    proto = descriptor_pb2.FileDescriptorProto(
-        name="dractl/cel.proto", package="kubernetes", syntax="proto3",
-        dependency=["google/protobuf/struct.proto"],
-    )
-    quantity = proto.message_type.add(name="Quantity")
-    quantity.field.add(name="nano_units", number=1, type=_Field.TYPE_STRING, label=_Field.LABEL_OPTIONAL)
-    semver = proto.message_type.add(name="Semver")
-    for number, name in enumerate(("major", "minor", "patch"), start=1):
-        semver.field.add(name=name, number=number, type=_Field.TYPE_UINT64, label=_Field.LABEL_OPTIONAL)
-    semver.field.add(name="prerelease", number=4, type=_Field.TYPE_STRING, label=_Field.LABEL_OPTIONAL)
-    device = proto.message_type.add(name="DRADevice")
-    device.field.add(name="driver", number=1, type=_Field.TYPE_STRING, label=_Field.LABEL_OPTIONAL)
-    for number, name in ((2, "attributes"), (3, "capacity")):
-        entry = device.nested_type.add(name=name.capitalize() + "Entry")
-        entry.options.map_entry = True
-        entry.field.add(name="key", number=1, type=_Field.TYPE_STRING, label=_Field.LABEL_OPTIONAL)
-        entry.field.add(name="value", number=2, type=_Field.TYPE_MESSAGE, label=_Field.LABEL_OPTIONAL,
-                        type_name=".google.protobuf.Struct")
-        device.field.add(name=name, number=number, type=_Field.TYPE_MESSAGE, label=_Field.LABEL_REPEATED,
-                         type_name=f".kubernetes.DRADevice.{entry.name}")
-    proto.message_type.add(name="URL").field.add(name="text", number=1, type=_Field.TYPE_STRING,
-                                                 label=_Field.LABEL_OPTIONAL)
-    proto.message_type.add(name="NamedFormat").field.add(name="name", number=1, type=_Field.TYPE_STRING,
-                                                         label=_Field.LABEL_OPTIONAL)
-    if with_multi_allocations:
-        device.field.add(name="allowMultipleAllocations", number=4, type=_Field.TYPE_BOOL,
-                         label=_Field.LABEL_OPTIONAL)
-    pool.Add(proto)
-    network = descriptor_pb2.FileDescriptorProto(name="dractl/net.proto", package="net", syntax="proto3")
-    for name in ("IP", "CIDR"):
-        network.message_type.add(name=name).field.add(name="text", number=1, type=_Field.TYPE_STRING,
-                                                      label=_Field.LABEL_OPTIONAL)
-    pool.Add(network)
-    return pool
-
-
 # Quantities and semantic versions travel through cel-cpp as bytes: a tag byte and a text. A
 # quantity's text is its shape (unscaled value, exponent, and ``d`` for apimachinery's decimal
 # form), which ``isInteger``, ``asInteger`` and the arithmetic depend on, and the first letter
@@ -1346,6 +1299,8 @@ def _milliseconds_of_dyn(value: Any) -> int:
 
 def _go_duration_text(text: str) -> str:
     """cel-cpp's ``string()`` of a duration (``1.500s``, exact to the nanosecond) → cel-go's."""
+    import decimal  # only for durations: decimal costs start-up
+
     return cel_expr_operands.go_duration_text(int(decimal.Decimal(text.removesuffix("s")).scaleb(9)))
 
 
@@ -1662,12 +1617,16 @@ class CelExprEngine:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pools = {flag: _build_pool(flag) for flag in (False, True)}
+        self._pools = {flag: cel_expr_descriptors.DescriptorPool(flag) for flag in (False, True)}
         self._runtime_pool = self._pools[True]
         self.library = _Library()
         self._checkers: dict[tuple[object, ...], Any] = {}
         any_value = T.DYN
-        self._runtime_env = cel.NewEnv(
+        with cel_expr_descriptors.protobuf_on_demand():
+            self._runtime_env = self._new_runtime_env(any_value)
+
+    def _new_runtime_env(self, any_value: Any) -> Any:
+        return cel.NewEnv(
             self._runtime_pool,
             config=_extension_config(frozenset(_CONFIG_EXTENSIONS)),
             variables={"device": any_value, "device.attributes": any_value, "device.capacity": any_value},
@@ -1714,17 +1673,18 @@ class CelExprEngine:
         extensions.append(cel.CelExtension("kubernetes", declarations))
         if probes:
             extensions.append(cel.CelExtension("dractl-probe", [_probe_declaration(p, i) for i, p in enumerate(probes)]))
-        return cel.NewEnv(
-            pool,
-            config=_extension_config(environment.libraries, checker=True),
-            variables={
-                "device": T("kubernetes.DRADevice"),
-                "device.attributes": T.Map(T.STRING, T.Map(T.STRING, attribute_type)),
-                "device.capacity": T.Map(T.STRING, T.Map(T.STRING, T("kubernetes.Quantity"))),
-                **{name: T.DYN for name in unknown_variables},
-            },
-            extensions=extensions,
-        )
+        with cel_expr_descriptors.protobuf_on_demand():
+            return cel.NewEnv(
+                pool,
+                config=_extension_config(environment.libraries, checker=True),
+                variables={
+                    "device": T("kubernetes.DRADevice"),
+                    "device.attributes": T.Map(T.STRING, T.Map(T.STRING, attribute_type)),
+                    "device.capacity": T.Map(T.STRING, T.Map(T.STRING, T("kubernetes.Quantity"))),
+                    **{name: T.DYN for name in unknown_variables},
+                },
+                extensions=extensions,
+            )
 
     def compile(self, expression: str, environment: Environment) -> _CelExprProgram:
         checker = self._checker(environment)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from cel_expr_python import cel
-from google.protobuf import duration_pb2, timestamp_pb2
 
 from dractl.cel.engines.cel_expr_optionals import is_box
 
@@ -73,12 +72,13 @@ def _reverse(type_name: Callable[[Any], str]) -> Callable[[Any], Any]:
 # Go's strconv, as cel-go's string conversions call it: ParseInt and ParseUint in base 10 (no
 # space, no underscore, ParseUint no sign), ParseFloat (underscores between digits, hexadecimal
 # with a binary exponent, inf/infinity/nan in any case; out of range is an error), ParseBool.
-_GO_INT = re.compile(r"[+-]?[0-9]+")
-_GO_UINT = re.compile(r"[0-9]+")
+# Patterns are compiled on first use (re caches them): most selectors convert no string.
+_GO_INT = r"[+-]?[0-9]+"
+_GO_UINT = r"[0-9]+"
 _DIGITS = r"[0-9](?:_?[0-9])*"
-_GO_FLOAT = re.compile(rf"[+-]?(?:(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
-                       r"|0[xX](?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?(?:\.[0-9a-fA-F]*)?[pP][+-]?[0-9]+"
-                       r"|(?i:inf|infinity|nan))")
+_GO_FLOAT = (rf"[+-]?(?:(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+             r"|0[xX](?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?(?:\.[0-9a-fA-F]*)?[pP][+-]?[0-9]+"
+             r"|(?i:inf|infinity|nan))")
 _GO_BOOLS = {"1": "true", "t": "true", "T": "true", "TRUE": "true", "true": "true", "True": "true",
              "0": "false", "f": "false", "F": "false", "FALSE": "false", "false": "false", "False": "false"}
 _INT64 = (-(2**63), 2**63 - 1)
@@ -87,14 +87,14 @@ _INT64 = (-(2**63), 2**63 - 1)
 def _go_parse(target: str, text: str) -> str | None:
     """``text`` as cel-cpp reads the same value, or None where Go's parser refuses it."""
     if target == "int":
-        if _GO_INT.fullmatch(text) and _INT64[0] <= int(text) <= _INT64[1]:
+        if re.fullmatch(_GO_INT, text) and _INT64[0] <= int(text) <= _INT64[1]:
             return str(int(text))
         return None
     if target == "uint":
-        return str(int(text)) if _GO_UINT.fullmatch(text) and int(text) < 2**64 else None
+        return str(int(text)) if re.fullmatch(_GO_UINT, text) and int(text) < 2**64 else None
     if target == "bool":
         return _GO_BOOLS.get(text)
-    if not _GO_FLOAT.fullmatch(text):
+    if not re.fullmatch(_GO_FLOAT, text):
         return None
     body = text.replace("_", "")
     unsigned = body.lstrip("+-").lower()
@@ -133,12 +133,17 @@ def _conversion_operand(target: str, token_type_name: Callable[[bytes], str]) ->
 
 def dyn_result(value: Any) -> Any:
     """A value a function declared ``dyn`` can return: cel-expr-python takes durations and
-    timestamps back only as their protobuf messages."""
+    timestamps back only as their protobuf messages (imported here: most selectors never need
+    them, and the modules cost start-up)."""
     if type(value) is datetime.timedelta:
+        from google.protobuf import duration_pb2
+
         message = duration_pb2.Duration()
         message.FromTimedelta(value)
         return message
     if type(value) is datetime.datetime:
+        from google.protobuf import timestamp_pb2
+
         stamp = timestamp_pb2.Timestamp()
         stamp.FromDatetime(value)
         return stamp
