@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import _thread
 from typing import TYPE_CHECKING, Any
 
 from dractl.cel.environment import CEL_GATES, Purpose, environment_for
@@ -77,7 +77,7 @@ def _conversion_error(type_name: str) -> str:
 
 
 _cache: dict[tuple[object, ...], CompiledSelector | CelCompileError] = {}
-_cache_lock = threading.Lock()
+_cache_lock = _thread.allocate_lock()  # threading's Lock; the module costs start-up
 
 
 def compile_selector(

@@ -9,10 +9,10 @@ without a protobuf round trip.
 
 from __future__ import annotations
 
+import _thread
 import datetime
 import functools
 import re
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -359,13 +359,16 @@ def _includes(target: Any, argument: Any) -> bool:
 
 
 class _CelExprProgram:
-    __slots__ = ("_engine", "_fallback", "_list_types", "_runtime", "ast", "cost", "domains_defaulted", "environment",
-                 "expression", "lookups", "min_cost", "output_type", "serialized", "whole_device")
+    __slots__ = ("_engine", "_fallback", "_list_types", "_runtime", "_runtime_tree", "ast", "cost", "domains_defaulted",
+                 "environment", "expression", "lookups", "min_cost", "output_type", "serialized", "whole_device")
 
-    def __init__(self, engine: CelExprEngine, runtime: Any, output_type: str, list_types: bool,
+    def __init__(self, engine: CelExprEngine, runtime_tree: bytes, output_type: str, list_types: bool,
                  ast: CheckedAst, cost: int, min_cost: int) -> None:
         self._engine = engine
-        self._runtime = runtime
+        # The program that evaluates is made on the first evaluation: a lint without slices
+        # never needs it, nor the runtime environment (see CelExprEngine.runtime_env).
+        self._runtime_tree = runtime_tree
+        self._runtime: Any = None
         self.output_type = output_type
         self._list_types = list_types
         self.ast = ast
@@ -391,8 +394,11 @@ class _CelExprProgram:
             activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None,
                                                  self.whole_device)
             device.set_program_input(self, activation)
+        runtime = self._runtime
+        if runtime is None:
+            runtime = self._runtime = self._engine.runtime_env.deserialize(self._runtime_tree)
         try:
-            result = self._runtime.eval(activation)
+            result = runtime.eval(activation)
         except (RuntimeError, ValueError) as exc:  # cel-cpp raises ValueError for C++ length errors
             return self._failed(str(exc), device)
         value = result.value()
@@ -1616,14 +1622,25 @@ class CelExprEngine:
     implemented_libraries = frozenset(LIBRARY_FUNCTIONS)
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()  # threading.Lock without importing threading
         self._pools = {flag: cel_expr_descriptors.DescriptorPool(flag) for flag in (False, True)}
         self._runtime_pool = self._pools[True]
         self.library = _Library()
         self._checkers: dict[tuple[object, ...], Any] = {}
-        any_value = T.DYN
-        with cel_expr_descriptors.protobuf_on_demand():
-            self._runtime_env = self._new_runtime_env(any_value)
+        self._runtime_env: Any = None
+
+    @property
+    def runtime_env(self) -> Any:
+        """The environment programs evaluate in, made on first use: its variables are untyped
+        and it holds the Python implementations of the library."""
+        env = self._runtime_env
+        if env is None:
+            with self._lock:
+                env = self._runtime_env
+                if env is None:
+                    with cel_expr_descriptors.protobuf_on_demand():
+                        env = self._runtime_env = self._new_runtime_env(T.DYN)
+        return env
 
     def _new_runtime_env(self, any_value: Any) -> Any:
         return cel.NewEnv(
@@ -1727,15 +1744,15 @@ class CelExprEngine:
             # lookup gets upstream's empty-map default in the expression instead.
             nodes, domains_defaulted = domain_lookup_nodes(ast)
             guards.update({node.id: _domain_default(node, key) for node, key in nodes})
-        runtime = self._runtime_env.deserialize(rename_calls(
+        runtime_tree = rename_calls(
             serialized, renames, _shadowed_map_keys(ast), _always_true(ast), guards,
-            first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1))
+            first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1)
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         # Only a program that can panic as cel-go does looks for a recorded panic.
         kind = _PanickingProgram if guards or "dractl.@in_constant_list" in renames.values() else _CelExprProgram
         if fallback is not None:
             kind = _FallbackProgram
-        program = kind(self, runtime, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)
+        program = kind(self, runtime_tree, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)
         program.domains_defaulted = domains_defaulted
         program.expression = expression
         program.environment = environment
@@ -1776,7 +1793,7 @@ class CelExprEngine:
     def go_type_of(self, expression: str, activation: Any) -> str | None:
         """The Go type cel-go would hold for the value of ``expression`` (error paths only)."""
         try:
-            value = self._runtime_env.compile(expression, disable_check=True).eval(activation)
+            value = self.runtime_env.compile(expression, disable_check=True).eval(activation)
         except RuntimeError:
             return None
         name = cel_go_type_name(value.type().name())
@@ -1841,7 +1858,7 @@ class CelExprEngine:
         if whole_device:
             fields["attributes"] = attributes
             fields["capacity"] = capacity
-        return self._runtime_env.Activation(
+        return self.runtime_env.Activation(
             {"device": fields, "device.attributes": attributes, "device.capacity": capacity})
 
     def _convert_directly(self, device: CelDevice, list_types: bool) -> tuple[dict[str, Any], dict[str, Any]] | None:

@@ -15,7 +15,7 @@ side (:func:`record`); the program reports the first one recorded (:func:`take`)
 
 from __future__ import annotations
 
-import threading
+import _thread
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +33,8 @@ from dractl.cel.ast import (
 )
 
 T = cel.Type
-_STATE = threading.local()
+# thread id -> the first panic recorded in its evaluation (the threading module costs start-up)
+_RECORDED: dict[int, str] = {}
 
 #: cel-cpp's run-time type names (``cel.Type.name()``) → the Go type cel-go holds.
 _GO_TYPES = {"INT": "types.Int", "UINT": "types.Uint", "DOUBLE": "types.Double", "STRING": "types.String",
@@ -49,15 +50,12 @@ _UNHASHABLE_KEYS = frozenset({ord("s"), ord("f")})  # cel.Semver and cel.Format 
 
 
 def record(message: str) -> None:
-    if getattr(_STATE, "message", None) is None:
-        _STATE.message = message
+    _RECORDED.setdefault(_thread.get_ident(), message)
 
 
 def take() -> str | None:
     """The first panic recorded since the last call (and forget it)."""
-    message = getattr(_STATE, "message", None)
-    _STATE.message = None
-    return message
+    return _RECORDED.pop(_thread.get_ident(), None)
 
 
 def _go_type_of_kind(kind: Any) -> str:
