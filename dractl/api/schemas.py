@@ -10,9 +10,9 @@ apiVersion and kind), ``index.json`` and ``PROVENANCE.md``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from functools import cache, partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dractl.errors import DractlError
@@ -31,13 +31,24 @@ def schemas_root() -> Traversable:
 
 
 @cache
+def _schemas_folder() -> str | None:
+    """The folder holding ``index.json`` when the schemas are files: the package data, else the
+    source checkout's ``schemas/`` (None: neither). With os.path, not pathlib, which a lint of one
+    small file would otherwise import for this alone (a twentieth of its time)."""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for folder in (os.path.join(package, "schemas"), os.path.join(os.path.dirname(package), "schemas")):
+        if os.path.isfile(os.path.join(folder, "index.json")):
+            return folder
+    return None
+
+
+@cache
 def _schemas_root() -> Traversable:
-    installed = Path(__file__).resolve().parents[1] / "schemas"  # a package installed as files
-    if (installed / "index.json").is_file():
-        return installed
-    checkout = Path(__file__).resolve().parents[2] / "schemas"
-    if (checkout / "index.json").is_file():
-        return checkout
+    folder = _schemas_folder()
+    if folder is not None:
+        from pathlib import Path
+
+        return Path(folder)
     from importlib.resources import files  # anywhere else a package can be, e.g. a zip file
 
     packaged = files("dractl").joinpath("schemas")
@@ -64,6 +75,14 @@ def index() -> dict[str, Any]:
 @cache
 def load_schema(release: str, version: str, kind: str) -> dict[str, Any] | None:
     """The schema of ``kind`` in ``resource.k8s.io/<version>`` as of ``release``; None if not bundled."""
+    folder = _schemas_folder()
+    if folder is not None:
+        path = os.path.join(folder, *schema_path(release, version, kind).split("/"))
+        if not os.path.isfile(path):
+            return None
+        with open(path, encoding="utf-8") as stream:
+            found: dict[str, Any] = json.load(stream)
+        return found
     node: Traversable = schemas_root()
     for part in schema_path(release, version, kind).split("/"):
         node = node.joinpath(part)

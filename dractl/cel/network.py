@@ -6,9 +6,12 @@ upstream's message; :class:`IP` and :class:`CIDR` answer the library's getters.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ipaddress
 
 _IPV4_FIELD = r"[0-9]+"
 
@@ -45,6 +48,8 @@ def _netip_error(raw: str) -> str:
 
 def _parse_addr(raw: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     """``netip.ParseAddr`` plus the library's refusals (zones, IPv4-mapped IPv6)."""
+    import ipaddress  # on first use: the module costs start-up
+
     try:
         address = ipaddress.ip_address(raw)
     except ValueError:
@@ -88,6 +93,8 @@ class IP:
 
     @property
     def is_link_local_multicast(self) -> bool:
+        import ipaddress  # on first use: the module costs start-up
+
         if self.address.version == 4:
             return self.address in ipaddress.ip_network("224.0.0.0/24")
         packed = self.address.packed
@@ -95,6 +102,8 @@ class IP:
 
     @property
     def is_link_local_unicast(self) -> bool:
+        import ipaddress  # on first use: the module costs start-up
+
         network = "169.254.0.0/16" if self.address.version == 4 else "fe80::/10"
         return self.address in ipaddress.ip_network(network)
 
@@ -102,6 +111,8 @@ class IP:
     def is_global_unicast(self) -> bool:
         """Go's definition: every unicast address but unspecified, loopback, link-local and the
         IPv4 broadcast address (private addresses included)."""
+        import ipaddress  # on first use: the module costs start-up
+
         address = self.address
         if address.version == 4 and address == ipaddress.IPv4Address("255.255.255.255"):
             return False
@@ -141,6 +152,8 @@ class CIDR:
         return f"{self.address}/{self.bits}"
 
     def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        import ipaddress  # on first use: the module costs start-up
+
         return ipaddress.ip_network(f"{self.address}/{self.bits}", strict=False)
 
     def masked(self) -> CIDR:
@@ -156,6 +169,8 @@ class CIDR:
 
 
 def parse_cidr(raw: str) -> CIDR:
+    import ipaddress  # on first use: the module costs start-up
+
     prefix = "network address parse error during conversion from string: "
     quoted = f"netip.ParsePrefix({go_quote(raw)})"
     address_text, slash, bits_text = raw.rpartition("/")

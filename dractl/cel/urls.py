@@ -7,10 +7,15 @@ or an absolute path); :class:`URLError` carries upstream's message.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, unquote
 
 from dractl.cel.network import go_quote
 from dractl.records import Record
+
+
+def _quote(text: str, safe: str) -> str:
+    from urllib.parse import quote  # on first use: the module costs start-up
+
+    return quote(text, safe=safe)
 
 # Patterns as text, compiled on first use by re's cache: few selectors parse URLs.
 _PORT = r"(:[0-9]*)?\Z"
@@ -54,7 +59,7 @@ class URL(Record):
             return self.raw_path
         if self.path == "*":
             return "*"
-        return quote(self.path, safe=_PATH_SAFE)
+        return _quote(self.path, safe=_PATH_SAFE)
 
     def query(self) -> dict[str, list[str]]:
         """Go's ``url.ParseQuery``, keeping what it can parse."""
@@ -99,6 +104,8 @@ def _unescape(text: str) -> str:
         bad = re.search(_PERCENT, text)
         assert bad is not None
         raise URLError(f"invalid URL escape {go_quote(text[bad.start():bad.start() + 3])}")
+    from urllib.parse import unquote  # on first use: the module costs start-up
+
     return unquote(text, errors="surrogateescape")
 
 
@@ -163,7 +170,7 @@ def _parse(raw: str, via_request: bool) -> URL:
         _user, at, host_part = authority.rpartition("@")
         host = _parse_host(host_part if at else authority)
     path = _unescape(rest)
-    raw_path = "" if quote(path, safe=_PATH_SAFE) == rest else rest
+    raw_path = "" if _quote(path, safe=_PATH_SAFE) == rest else rest
     return URL(scheme, host, path, raw_path, query)
 
 

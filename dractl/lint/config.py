@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dractl.diagnostics import Severity
@@ -21,6 +20,8 @@ from dractl.errors import UsageError
 from dractl.records import Record
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from dractl.lint.engine import Settings
 
 CONFIG_NAMES = (".dractl.yaml", ".dractl.yml")
@@ -35,7 +36,7 @@ class PathPattern:
     when it matches the file or one of the folders above it (``vendor`` excludes ``vendor/x.yaml``).
     """
 
-    def __init__(self, pattern: str, root: Path) -> None:
+    def __init__(self, pattern: str, root: Path | str) -> None:
         self.pattern = pattern
         self.root = root
         text = pattern.strip()
@@ -119,7 +120,7 @@ class Config(Record):
     def __init__(
         self,
         path: Path | None = None,
-        root: Path | None = None,
+        root: Path | str | None = None,
         kubernetes_version: str | None = None,
         feature_gates: dict[str, bool] | None = None,
         select: tuple[str, ...] | None = None,
@@ -132,7 +133,7 @@ class Config(Record):
         cel_engine: str | None = None,
     ) -> None:
         self.path = path
-        self.root = Path.cwd() if root is None else root
+        self.root = os.getcwd() if root is None else root
         self.kubernetes_version = kubernetes_version
         self.feature_gates = {} if feature_gates is None else feature_gates
         self.select = select
@@ -155,23 +156,30 @@ class Config(Record):
 
 
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest configuration file at or above ``start`` (default: the current directory)."""
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
-        for name in CONFIG_NAMES:
-            path = candidate / name
-            if path.is_file():
-                return path
-        pyproject = candidate / PYPROJECT
-        if pyproject.is_file() and _has_tool_table(pyproject):
-            return pyproject
-    return None
+    """The nearest configuration file at or above ``start`` (default: the current directory).
+    The walk uses os.path: pathlib is imported only for a file found (it is a twentieth of a lint
+    of one small file)."""
+    folder = os.path.realpath(os.getcwd() if start is None else start)
+    while True:
+        found = next((p for p in (os.path.join(folder, n) for n in CONFIG_NAMES) if os.path.isfile(p)), None)
+        pyproject = os.path.join(folder, PYPROJECT)
+        if found is None and os.path.isfile(pyproject) and _has_tool_table(pyproject):
+            found = pyproject
+        if found is not None:
+            from pathlib import Path
+
+            return Path(found)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def _has_tool_table(pyproject: Path) -> bool:
+def _has_tool_table(pyproject: str) -> bool:
     try:
-        text = pyproject.read_text(encoding="utf-8")
-    except OSError:
+        with open(pyproject, encoding="utf-8") as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError):
         return False
     return re.search(r"^\s*\[tool\.dractl\]", text, re.MULTILINE) is not None
 
@@ -179,6 +187,8 @@ def _has_tool_table(pyproject: Path) -> bool:
 def config_path(explicit: str | None = None, *, discover: bool = True) -> Path | None:
     """The configuration file to read: ``explicit`` if given, else the one found (None: none)."""
     if explicit is not None:
+        from pathlib import Path
+
         path = Path(explicit)
         if not path.is_file():
             raise UsageError(f"{explicit}: configuration file not found")
@@ -293,7 +303,8 @@ def _read_toml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
 @lru_cache(maxsize=1)
 def config_schema() -> dict[str, Any]:
     """The JSON Schema of the configuration (also for editors: ``dractl/lint/config.schema.json``)."""
-    text = (Path(__file__).parent / SCHEMA_FILE).read_text(encoding="utf-8")
+    with open(os.path.join(os.path.dirname(__file__), SCHEMA_FILE), encoding="utf-8") as stream:
+        text = stream.read()
     schema: dict[str, Any] = json.loads(text)
     return schema
 

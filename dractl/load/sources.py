@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from dractl.errors import InputError
 from dractl.load.documents import SourceFile
@@ -19,14 +18,13 @@ def expand_paths(paths: Iterable[str]) -> Iterator[str]:
         if raw == "-":
             yield raw
             continue
-        path = Path(raw)
-        if path.is_dir():
+        if os.path.isdir(raw):
             found = []
-            for root, dirs, files in os.walk(path):
+            for root, dirs, files in os.walk(raw):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found.extend(os.path.join(root, f) for f in files if f.lower().endswith(SUFFIXES))
             yield from sorted(found)
-        elif path.exists():
+        elif os.path.exists(raw):
             yield raw
         else:
             raise InputError(f"{raw}: no such file or directory")

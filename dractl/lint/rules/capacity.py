@@ -21,7 +21,6 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.model import ApiObject
@@ -30,7 +29,7 @@ from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.lint.rules._claims import Request, iter_requests, requests_path
-from dractl.lint.rules._common import folder
+from dractl.lint.rules._common import folder, within
 from dractl.lint.rules.slices import current_pools
 from dractl.records import Record
 
@@ -58,9 +57,9 @@ def pinned_driver(selectors: Any) -> str | None:
     return None
 
 
-def in_scope(ctx: LintContext, obj: ApiObject, scope: PurePath) -> bool:
+def in_scope(ctx: LintContext, obj: ApiObject, scope: str) -> bool:
     """Whether a slice or Node describes the cluster of objects in folder ``scope``."""
-    return ctx.workspace.is_context(obj) or scope.is_relative_to(folder(obj))
+    return ctx.workspace.is_context(obj) or within(scope, folder(obj))
 
 
 class Reach(Record):
@@ -79,7 +78,7 @@ class Reach(Record):
         self.multi_allocatable = multi_allocatable  # drivers with devices that can be allocated more than once
 
 
-def reach(ctx: LintContext, scope: PurePath) -> Reach:
+def reach(ctx: LintContext, scope: str) -> Reach:
     """Devices per node, from the newest generation of every pool (once per folder and run).
 
     Only the slices and Nodes in scope for objects in folder ``scope`` count. Node-local slices
@@ -359,9 +358,9 @@ class _Solver:
         consumable = features.enabled("DRAConsumableCapacity")
         deadline = time.monotonic() + SOLVER_BUDGET_SECONDS
         # One allocator per folder: each sees the slices and Nodes in scope there.
-        allocators: dict[PurePath, tuple[Any, list[Any]] | None] = {}
+        allocators: dict[str, tuple[Any, list[Any]] | None] = {}
         # Units asking for the same devices get the same answer (replicas, generated claims).
-        verdicts: dict[tuple[PurePath, str], list[Any] | None] = {}
+        verdicts: dict[tuple[str, str], list[Any] | None] = {}
         for unit, scope in units:
             if scope not in allocators:
                 allocators[scope] = None
@@ -405,7 +404,7 @@ class _Solver:
             if failed is not None:
                 yield self._finding(unit, failed)
 
-    def _nodes(self, node_info: Any, scope: PurePath) -> list[Any]:
+    def _nodes(self, node_info: Any, scope: str) -> list[Any]:
         known = {
             name: node_info.from_object(obj)
             for name, obj in self.ws.nodes.items()
@@ -419,7 +418,7 @@ class _Solver:
                 known[name] = node_info(name)
         return [known[n] for n in sorted(known)]
 
-    def _units(self) -> list[tuple[AllocationUnit, PurePath]]:
+    def _units(self) -> list[tuple[AllocationUnit, str]]:
         """A unit per Pod, and one per claim or template no Pod uses (each judged alone), with
         the folder whose slices it is judged against (the Pod's, else the claim's).
 
@@ -434,7 +433,7 @@ class _Solver:
             units = plan(Workspace(checked, self.ws.context))
         except DractlError:
             return []
-        out: list[tuple[AllocationUnit, PurePath]] = []
+        out: list[tuple[AllocationUnit, str]] = []
         for unit in units:
             if unit.pod is not None:
                 scope = folder(unit.pod)
@@ -464,7 +463,7 @@ class _Solver:
                 return False
         return True
 
-    def _claim_ok(self, source: ApiObject, scope: PurePath) -> bool:
+    def _claim_ok(self, source: ApiObject, scope: str) -> bool:
         """Whether the slices in scope speak for every device the claim asks for.
 
         Each request must name a DeviceClass among the inputs (else DRA301) whose driver is

@@ -15,7 +15,6 @@ clusters that reuse pool names (`node-1`); they are not one pool.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import PurePath
 from typing import Any
 
 from dractl.api.model import ApiObject
@@ -26,9 +25,11 @@ from dractl.lint.registry import rule
 from dractl.lint.rules._common import (
     did_you_mean,
     folder,
+    folder_order,
     key_position,
     mention,
     related_folders,
+    within,
 )
 from dractl.records import Record
 
@@ -51,7 +52,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def current_pools(ctx: LintContext, here: PurePath | None = None) -> list[Pool]:
+def current_pools(ctx: LintContext, here: str | None = None) -> list[Pool]:
     """Every pool with the slices of its newest generation (computed once per run and view).
 
     With ``here``, only the slices seen from that folder: the `--context` ones and the linted
@@ -113,19 +114,19 @@ def _first_checked(ctx: LintContext, slices: list[ApiObject]) -> ApiObject | Non
     return next((s for s in slices if not ctx.workspace.is_context(s)), None)
 
 
-def pool_views(ctx: LintContext) -> Iterator[tuple[PurePath, list[Pool]]]:
+def pool_views(ctx: LintContext) -> Iterator[tuple[str, list[Pool]]]:
     """``(folder, the pools seen from it)`` for every folder holding linted slices.
 
     A rule reports, in each view, only on the slices of that folder: every slice is judged
     once, with the pools it belongs to.
     """
     ws = ctx.workspace
-    folders = sorted({folder(o) for o in ws.slices if not ws.is_context(o)})
+    folders = sorted({folder(o) for o in ws.slices if not ws.is_context(o)}, key=folder_order)
     for here in folders:
         yield here, current_pools(ctx, here)
 
 
-def _in(obj: ApiObject, here: PurePath) -> bool:
+def _in(obj: ApiObject, here: str) -> bool:
     return folder(obj) == here
 
 
@@ -176,7 +177,7 @@ def pool_slice_count_mismatch(ctx: LintContext) -> Iterator[Finding]:
         yield from _slice_count_mismatch(pools, here)
 
 
-def _slice_count_mismatch(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
+def _slice_count_mismatch(pools: list[Pool], here: str) -> Iterator[Finding]:
     for pool in pools:
         first = next((s for s in pool.slices if _count(s) is not None), None)
         if first is None:
@@ -240,7 +241,7 @@ def pool_incomplete(ctx: LintContext) -> Iterator[Finding]:
                     yield found
 
 
-def _incomplete(ctx: LintContext, pool: Pool, here: PurePath) -> Finding | None:
+def _incomplete(ctx: LintContext, pool: Pool, here: str) -> Finding | None:
     counts = {_count(s) for s in pool.slices} - {None}
     if len(counts) != 1:
         return None  # missing counts are schema errors, disagreeing ones DRA320
@@ -310,7 +311,7 @@ def pool_duplicate_device(ctx: LintContext) -> Iterator[Finding]:
         yield from _duplicate_devices(pools, here)
 
 
-def _duplicate_devices(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
+def _duplicate_devices(pools: list[Pool], here: str) -> Iterator[Finding]:
     for pool in pools:
         seen: dict[str, ApiObject] = {}
         for obj in pool.slices:
@@ -402,7 +403,7 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
         yield from _counter_set_references(pools, here)
 
 
-def _counter_set_references(pools: list[Pool], here: PurePath) -> Iterator[Finding]:
+def _counter_set_references(pools: list[Pool], here: str) -> Iterator[Finding]:
     for pool in pools:
         pool_sets: dict[str, tuple[ApiObject, dict[str, Any]]] = {}
         for obj in pool.slices:
@@ -508,7 +509,7 @@ def slice_node_unknown(ctx: LintContext) -> Iterator[Finding]:
     ws = ctx.workspace
     if not ws.nodes:
         return
-    by_folder: dict[PurePath, set[str]] = {}
+    by_folder: dict[str, set[str]] = {}
     for obj in ws.slices:
         if ws.is_context(obj):
             continue
@@ -517,7 +518,7 @@ def slice_node_unknown(ctx: LintContext) -> Iterator[Finding]:
             by_folder[here] = {
                 name
                 for name, node in ws.nodes.items()
-                if ws.is_context(node) or here.is_relative_to(folder(node))
+                if ws.is_context(node) or within(here, folder(node))
             }
         nodes = by_folder[here]
         if not nodes:
