@@ -11,7 +11,6 @@ upstream's environment has v2). The checker cannot see this when the operand is 
 from __future__ import annotations
 
 import datetime
-import decimal
 import math
 import re
 from collections.abc import Callable
@@ -44,6 +43,8 @@ def _string_operand(token_type_name: Callable[[bytes], str], library_value: Call
 def go_duration_text(nanos: int) -> str:
     """cel-go's ``string()`` of a duration: ``strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"``
     (``1.5s``), where ``Seconds()`` is whole seconds plus nanoseconds / 1e9 as float64s."""
+    import decimal  # only for durations: decimal costs start-up
+
     whole = abs(nanos) // 1_000_000_000 * (1 if nanos >= 0 else -1)
     seconds = float(whole) + float(nanos - whole * 1_000_000_000) / 1e9
     return format(decimal.Decimal(repr(seconds)).normalize(), "f") + "s"
