@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
@@ -55,7 +58,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "ours", "theirs"), CASES, ids=[c[0] for c in CASES])
-def test_files_serialize_as_protobuf_does(name: str, ours, theirs) -> None:  # noqa: ANN001
+def test_files_serialize_as_protobuf_does(name: str, ours: Callable[[], Any], theirs: Callable[[], Any]) -> None:
     assert ours().serialized_pb == theirs().SerializeToString(deterministic=True)
 
 
