@@ -140,13 +140,12 @@ class Quantity(Record):
         return _fits_int64(self._scaled_ceiling(-3))
 
     def as_approximate_float(self) -> float:
+        """``AsApproximateFloat64``: the unscaled value as a float times Go's ``math.Pow10`` of
+        the exponent (a decimal's exponent is -9 after parsing: see parse_quantity)."""
         base = float(self.unscaled) if abs(self.unscaled) < 2**1000 else _big_float(self.unscaled)
         if self.exponent == 0:
             return base
-        try:
-            return base * (10.0**self.exponent)
-        except OverflowError:
-            return float("inf") if base > 0 else float("-inf") if base < 0 else 0.0
+        return base * _go_pow10(self.exponent)  # 0 * +Inf is NaN, as in Go
 
     # -- arithmetic (Quantity.Add / Sub) ---------------------------------------------------
     def add(self, other: Quantity) -> Quantity:
@@ -195,6 +194,21 @@ class Quantity(Record):
 
 _MINUS_1024 = Quantity(-1024, 0)
 _PLUS_1024 = Quantity(1024, 0)
+
+
+# Go's math.Pow10 multiplies or divides two table entries: for some exponents its result is not
+# the float nearest to the power of ten (which 10.0 ** n gives), and upstream's floats are its.
+_POW10 = tuple(float(f"1e{i}") for i in range(32))
+_POW10_POSITIVE_32 = tuple(float(f"1e{32 * i}") for i in range(10))
+_POW10_NEGATIVE_32 = tuple(float(f"1e-{32 * i}") for i in range(11))
+
+
+def _go_pow10(n: int) -> float:
+    if 0 <= n <= 308:
+        return _POW10_POSITIVE_32[n // 32] * _POW10[n % 32]
+    if -323 <= n < 0:
+        return _POW10_NEGATIVE_32[-n // 32] / _POW10[-n % 32]
+    return float("inf") if n > 0 else 0.0
 
 
 def _big_float(value: int) -> float:
@@ -348,10 +362,14 @@ def parse_quantity(text: str) -> Quantity:
         unscaled <<= exponent
     negative = unscaled < 0
     unscaled = abs(unscaled)
-    if unscaled != 0 and dec_exponent < _NANO:
-        # Round away from zero to whole nano units: asking for a tiny amount still gets some.
-        divisor = 10 ** (_NANO - dec_exponent)
-        unscaled = -(-unscaled // divisor)
+    if unscaled != 0:
+        # inf.Dec's Round to nano units: finer values round away from zero (asking for a tiny
+        # amount still gets some), coarser ones are written with nine decimals, which
+        # asApproximateFloat's float of the unscaled value sees.
+        if dec_exponent < _NANO:
+            unscaled = -(-unscaled // 10 ** (_NANO - dec_exponent))
+        else:
+            unscaled *= 10 ** (dec_exponent - _NANO)
         dec_exponent = _NANO
     if format == BINARY_SI:
         if _exceeds_int64(unscaled, dec_exponent):

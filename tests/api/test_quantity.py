@@ -480,3 +480,21 @@ def test_exponents_beyond_dractls_arithmetic_are_unsupported_not_invalid() -> No
     with pytest.raises(QuantityUnsupported):
         parse_quantity("1e100000")
     assert str(parse_quantity("1e3999")) == "1e3999"
+
+
+@pytest.mark.parametrize(
+    ("text", "unscaled", "exponent"),
+    [
+        # ParseQuantity rounds an inf.Dec to scale 9: coarser decimals get nine decimals too
+        ("12345678901234567890", 12345678901234567890 * 10**9, -9),
+        ("100.035Ki", 102435840000000, -9),
+        ("0.0000000001", 1, -9),
+        ("9Ei", INT64_MAX, 0),  # the cap is maxAllowed itself, scale 0
+        # the int64 shape keeps its own scale
+        ("1.5", 15, -1),
+        ("1e30", 1, 30),
+    ],
+)
+def test_the_shape_parsing_leaves(text: str, unscaled: int, exponent: int) -> None:
+    parsed = parse_quantity(text)
+    assert (parsed.unscaled, parsed.exponent) == (unscaled, exponent)

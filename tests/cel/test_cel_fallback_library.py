@@ -103,6 +103,12 @@ ROWS: list[tuple[str, Expected]] = [
     (A + '.driverVersion == "1.2.3"', [('error', 'no such overload'), ('error', 'no such key: driverVersion')]),
     ('"1.2.3" == device.attributes["gpu.example.com"].driverVersion', [False, ('error', 'no such key: driverVersion')]),
     ('quantity("1") == dyn(1)', ('error', 'no such overload')),
+    # asApproximateFloat of a decimal: its unscaled value with nine decimals, times Go's Pow10
+    ('quantity("12345678901234567890").asApproximateFloat() == 1.234567890123457e+19', True),
+    ('quantity("12345678901234567890").add(1).asApproximateFloat() == 1.234567890123457e+19', True),
+    ('quantity("100.035Ki").asApproximateFloat() == 102435.84', False),
+    ('quantity("1e-303").asApproximateFloat() == 1e-303', False),
+    ('quantity("0e400").asApproximateFloat() != quantity("0e400").asApproximateFloat()', True),
     ('int("abc") == 1', ('compile', "program instantiation failed: type conversion error from 'string' to 'int'")),
     ('uint(-1) == 1u', ('compile', 'program instantiation failed: unsigned integer overflow')),
     ('int(dyn(true)) == 1', ('compile', 'program instantiation failed: no such overload: int(bool)')),

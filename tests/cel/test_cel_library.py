@@ -108,6 +108,14 @@ ROWS_1_36 += [
     ('quantity("1.1").asApproximateFloat() == 1.1', True, 3),
     ('quantity("1100m").asApproximateFloat() == 1.1', True, 3),
     ('quantity("0.1").add(quantity("0.2")).asApproximateFloat() == 0.3', False, 5),
+    # a decimal (here: more than 18 digits) is held with nine decimals: the float of its unscaled
+    # value times 1e-9 is not the float nearest to it; Go's math.Pow10 is not always either
+    ('quantity("12345678901234567890").asApproximateFloat() == 1.234567890123457e+19', True, 4),
+    ('quantity("12345678901234567890").add(1).asApproximateFloat() == 1.234567890123457e+19', True, 5),
+    ('quantity("100.035Ki").asApproximateFloat() == 102435.84', False, 3),
+    ('quantity("1e-303").asApproximateFloat() == 1e-303', False, 3),
+    ('quantity("1e400").asApproximateFloat() == 1.0 / 0.0', True, 4),
+    ('quantity("0e400").asApproximateFloat() != quantity("0e400").asApproximateFloat()', True, 5),  # 0 * +Inf
     ('1.5 > 1', True, 1),
     ('1 < 1.5', True, 1),
     ('1u <= 2.0', True, 1),
