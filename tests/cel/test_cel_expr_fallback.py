@@ -46,6 +46,29 @@ ROWS: list[tuple[str, object]] = [
     ('[1].map(x, {[x]: x}).size() == 1', True),
     ('device.attributes["gpu.example.com"].ids.transformMapEntry(i, v, {v: i}).size() == 2', True),
     ('device.attributes["gpu.example.com"].ids.transformMapEntry(i, v, {double(v): i})[1.0] == 0', True),
+    # A device map handed on as a whole keeps upstream's empty-map default for a missing domain,
+    # except where cel.bind makes the device's empty map (no capacity here) a new mutable map.
+    ('cel.bind(m, device.capacity, m[device.driver].size() > 0)', ('runtime', 'no such key: gpu.example.com')),
+    ("cel.bind(m, device.capacity, m['missing.example.com'].size() <= 0)", ('runtime', 'no such key: missing.example.com')),
+    ("dyn(device.capacity)['missing.example.com'].size() == 0", True),
+    ("cel.bind(m, dyn(device.capacity), m['missing.example.com'].size() == 0)", ('runtime', 'no such key: missing.example.com')),
+    ("[device.capacity][0]['x'].size() == 0", True),
+    ("cel.bind(m, device.attributes, m['x'].size() == 0)", True),
+    ('cel.bind(m, device.capacity, m.size() == 0)', True),
+    ("cel.bind(m, device.capacity, 'x' in m)", False),
+    # Keys as Go compares them: an int and a uint are two keys (found across the two types), 0 and
+    # "" never meet, two quantities are two pointers.
+    ("{dyn(1): 'a', dyn(1u): 'b'}.size() == 2", True),
+    ("{dyn(1): 'a', dyn(1u): 'b'}[1] == 'a'", True),
+    ("{dyn(1): 'a', dyn(1u): 'b'}[1u] == 'b'", True),
+    ("{dyn(0): 'a', dyn(''): 'b'}.size() == 2", True),
+    ("{dyn(0): 'a', dyn(''): 'b'}[''] == 'b'", True),
+    ("{dyn(1): 'a', dyn(true): 'b'}.size() == 2", True),
+    ("{dyn(1): 'a'}[1.0] == 'a'", True),
+    ("{dyn(1u): 'a'}[1] == 'a'", True),
+    ("dyn({1: 'a'}) == dyn({1u: 'a'})", True),
+    ("{quantity('1'): 1, quantity('1'): 2}.size() == 2", True),
+    ("cel.bind(q, quantity('1'), {q: 1, q: 2}.size() == 1)", True),
 ]
 
 #: Where cel-python is known to differ (docs/select.md): it fails such a constant index on each

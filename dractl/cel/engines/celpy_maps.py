@@ -14,16 +14,17 @@ cel-go builds a map (a literal, ``transformMap``, ``transformMapEntry``) as a Go
   (``hash of unhashable type cel.Semver``), which ends the evaluation (:class:`GoPanic`).
 
 cel-python's lists and maps get Python's identity hash here (a pointer's), so that they can be
-keys of its maps at all; equality of lists and maps is still CEL's. A quantity, URL or optional
-key, which Python compares by value, is held in a :class:`GoMap` (its keys stored in a
-:class:`_Pointer`), so that two equal quantities are two keys as in cel-go.
+keys of its maps at all; equality of lists and maps is still CEL's. A map with a key other than a
+string is a :class:`GoMap`, whose keys are compared as Go compares them: two equal quantities are
+two keys, ``1`` and ``1u`` too, ``0`` and ``""`` never meet.
 
 An optional with a value is a new ``*types.Optional`` wherever a variable holding it is read
 (``applyQualifiers`` in ``interpreter/attributes.go`` unwraps it, the attribute wraps the value
 again; the engine's evaluator does the same), so ``cel.bind(x, optional.of(1), x in {x: 1})``
 is false, while a map still finds its own keys (``m == m``).
-A list or map bound by ``cel.bind`` to an empty literal is cel-go's mutable list or map
-(``folder.ResolveName``), which only shows in a message (:class:`MutableList`, :class:`MutableMap`).
+A list or map bound by ``cel.bind`` to an empty value is cel-go's new mutable list or map
+(``folder.ResolveName`` in ``interpreter/interpretable.go``), which shows in a message
+(:class:`MutableList`, :class:`MutableMap`) and, for a device's empty map, in its lookups.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 # cel-go holds these as pointers (``*baseList``, ``*baseMap``, ``*types.Optional``,
 # ``cel.Quantity{*resource.Quantity}``, ``cel.URL{*url.URL}``).
 _POINTERS = frozenset({"list", "map", "optional_type", "kubernetes.Quantity", "kubernetes.URL"})
-# ... of which Python compares these by value: held in a _Pointer when they are keys.
-_BOXED = frozenset({"optional_type", "kubernetes.Quantity", "kubernetes.URL"})
 _UNHASHABLE = {"kubernetes.Semver": "cel.Semver", "kubernetes.NamedFormat": "cel.Format", "bytes": "types.Bytes"}
 
 ct.ListType.__hash__ = object.__hash__  # type: ignore[assignment,method-assign]
@@ -73,35 +72,54 @@ class MutableMap(ct.MapType):
 
 
 def bound(value: Any) -> Any:
-    """``value`` as ``cel.bind`` binds it."""
-    if type(value) is ct.ListType and not value:
+    """``value`` as ``cel.bind`` binds it: an empty list or map becomes a new mutable one, also a
+    device's empty ``device.capacity``, which then loses upstream's empty-map default for a
+    missing domain (``cel.bind(m, device.capacity, m["d"])`` is ``no such key: d`` there)."""
+    if isinstance(value, ct.ListType) and not value:
         return MutableList()
-    if type(value) is ct.MapType and not value:
+    if isinstance(value, ct.MapType) and not value:
         return MutableMap()
     return value
 
 
-class _Pointer:
-    """A key Python compares by value, compared by identity (a Go pointer)."""
+class _Key:
+    """A key of a :class:`GoMap`: equal to another of the same Go type and value, or, for a
+    pointer, to itself only."""
 
-    __slots__ = ("value",)
+    __slots__ = ("hash", "kind", "value")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, kind: str) -> None:
         self.value = value
+        self.kind = kind
+        if kind in _POINTERS:
+            self.hash = id(value)
+        else:
+            try:
+                self.hash = hash((kind, float(value) if kind == "double" else value))
+            except TypeError:
+                self.hash = hash(kind)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Key and other.kind == self.kind and _same_key(other.value, self.value, self.kind)
 
 
 class GoMap(ct.MapType):
-    """A map with keys held in :class:`_Pointer`; it shows them unwrapped."""
+    """A map keyed as a Go map is (its keys held in :class:`_Key`); it shows them unwrapped.
+    Python's own keys would merge an int and a uint, or compare ``0`` with ``""`` (equal
+    hashes) and fail."""
 
     def __iter__(self) -> Any:
         for key in dict.__iter__(self):
-            yield key.value if type(key) is _Pointer else key
+            yield key.value
 
     def keys(self) -> Any:  # type: ignore[override]
         return list(self)
 
     def items(self) -> Any:  # type: ignore[override]
-        return [(key.value if type(key) is _Pointer else key, value) for key, value in dict.items(self)]
+        return [(key.value, value) for key, value in dict.items(self)]
 
     def __getitem__(self, key: Any) -> Any:
         found, value = find(self, key)
@@ -109,8 +127,20 @@ class GoMap(ct.MapType):
             raise KeyError(key)
         return value
 
+    def get(self, key: Any, default: Any = None) -> Any:
+        found, value = find(self, key)
+        return value if found else default
+
     def __contains__(self, key: object) -> bool:
         return contains(self, key)
+
+
+def _as_go_map(mapping: dict[Any, Any]) -> None:
+    entries = list(dict.items(mapping))
+    dict.clear(mapping)
+    mapping.__class__ = GoMap  # the same layout: only the keys' wrapping changes
+    for key, value in entries:
+        dict.__setitem__(mapping, _Key(key, type_name(key)), value)
 
 
 def _same_key(stored: Any, key: Any, kind: str) -> bool:
@@ -152,18 +182,16 @@ def contains(mapping: dict[Any, Any], key: Any) -> bool:
 
 
 def insert(mapping: dict[Any, Any], key: Any, value: Any) -> None:
-    """Set ``key`` (a key already there by Go's lookup is replaced)."""
+    """Set ``key`` (a key already there by Go's lookup is replaced). A map of string keys stays
+    Python's own; the first key of another type makes it a :class:`GoMap`."""
     check_hashable(key)
     kind = type_name(key)
-    for stored in list(dict.__iter__(mapping)):
-        if _same_key(stored.value if type(stored) is _Pointer else stored, key, kind):
-            dict.__delitem__(mapping, stored)
-    if kind in _BOXED:
-        if type(mapping) is ct.MapType:
-            mapping.__class__ = GoMap  # the same layout: only iteration and lookups change
-        dict.__setitem__(mapping, _Pointer(key), value)
-    else:
-        dict.__setitem__(mapping, key, value)
+    if type(mapping) is not GoMap:
+        if kind == "string":
+            dict.__setitem__(mapping, key, value)
+            return
+        _as_go_map(mapping)
+    dict.__setitem__(mapping, _Key(key, kind), value)
 
 
 # ``%T`` of the values cel-go cannot make a qualifier of (``newQualifier`` in
