@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from dractl.api.quantity import (
     BINARY_SI,
@@ -579,7 +578,15 @@ _CONFIG_EXTENSIONS = {
     "ext-lists": "  - name: lists\n    version: 2\n",
     "sets": "  - name: sets\n",
     "two-var-comprehensions": "  - name: two-var-comprehensions\n",
+    # cel.bind, optional types and the strings extension (version 2 as upstream's
+    # ext.Strings(ext.StringsVersion(2)); the runtime has the latest, which runs every version's
+    # functions). By name rather than with the cel_expr_python.ext modules: each of those is a
+    # library of several megabytes of its own, and loading the three was a twentieth of a lint.
+    "bindings": "  - name: bindings\n",
+    "optionals": "  - name: optional\n",
+    "strings-v2": "  - name: strings\n    version: 2\n",
 }
+_RUNTIME_STRINGS = "  - name: strings\n"
 
 
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
@@ -587,6 +594,8 @@ _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "g
 
 def _extension_config(libraries: frozenset[str], checker: bool = False) -> Any:
     entries = "".join(entry for library, entry in _CONFIG_EXTENSIONS.items() if library in libraries)
+    if not checker:
+        entries = entries.replace(_CONFIG_EXTENSIONS["strings-v2"], _RUNTIME_STRINGS)
     text = "extensions:\n" + entries if entries else ""
     if checker and "format" in libraries:
         text += _FORMAT_OPTIONAL_FUNCTIONS
@@ -1647,8 +1656,7 @@ class CelExprEngine:
             self._runtime_pool,
             config=_extension_config(frozenset(_CONFIG_EXTENSIONS)),
             variables={"device": any_value, "device.attributes": any_value, "device.capacity": any_value},
-            extensions=[ext_bindings.ExtBindings(), ext_optional.ExtOptional(), ext_strings.ExtStrings(),
-                        cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
+            extensions=[cel.CelExtension("kubernetes", [*self.library.declarations(None), _MAP_INSERT, _EQUALITY,
                                                           _NOT_EQUAL, _IN, _IN_CONSTANT_LIST,
                                                           *_k8s_list_runtime(), *_network_runtime(),
                                                           *_strings_runtime(), *_format_runtime(),
@@ -1678,12 +1686,6 @@ class CelExprEngine:
         pool = self._pools[environment.allow_multiple_allocations_field]
         attribute_type = T.DYN if environment.list_type_attributes else T("google.protobuf.Any")
         extensions: list[Any] = []
-        if "bindings" in environment.libraries:
-            extensions.append(ext_bindings.ExtBindings())
-        if "optionals" in environment.libraries:
-            extensions.append(ext_optional.ExtOptional())
-        if "strings-v2" in environment.libraries:
-            extensions.append(ext_strings.ExtStrings(version=2))  # upstream: ext.Strings(ext.StringsVersion(2))
         declarations = self.library.declarations(environment)
         if "cross-type-numeric-comparisons" in environment.libraries:
             declarations += _ordering_declarations()
