@@ -8,9 +8,11 @@ optionally a network-attached pool every node sees; and the same cluster as kube
 
 For each file, runs alternate pair by pair: the upstream binary's whole process
 (`dra-upstream -all-nodes -repeat 1 -per-node FILE`: parse, a fresh allocator per node, one JSON
-line per node), then `dractl explain -o json FILE` and `dractl explain FILE` (text). It prints the
-median wall and CPU seconds (user + system of the process) and peak memory of each, and the
-median of the per-pair ratios dractl / upstream, which is what to compare on a shared machine.
+line per node), then `dractl explain -o json FILE` and `dractl explain FILE` (text), with dractl's
+default `--jobs` (one process per CPU). It prints the median wall and CPU seconds (user + system
+of the process and of the processes it forked and waited for) and the peak memory of each (that
+of its largest process), and the median of the per-pair ratios dractl / upstream, which is what
+to compare on a shared machine.
 Every run's answer is checked: every node evaluated (none timed out), and per node the same
 result as upstream's. Columns of the upstream binary are skipped where it is absent (found at
 `../shared/oracle/bin/dra-upstream` beside the repository or through `DRACTL_UPSTREAM`).
@@ -18,7 +20,9 @@ result as upstream's. Columns of the upstream binary are skipped where it is abs
 Run: `python benchmarks/explain.py [--repeat 3] [--large]`; `--large` adds 15,000 nodes (about a
 minute per run) and its kubectl dumps, dractl alone unless `--upstream-large` (the upstream
 harness takes minutes of CPU per run there: it gathers every slice for every node); `--only
-NAME` runs the clusters whose name contains NAME.
+NAME` runs the clusters whose name contains NAME; `--serial` adds dractl in one process (`-j 1`);
+`--memory` one more run of each dractl command that samples the memory of all its processes
+(the summed PSS: a page shared by several processes is divided among them).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class Run:
 @dataclass
 class Figures:
     runs: dict[str, list[Run]] = field(default_factory=dict)
+    memory: dict[str, float] = field(default_factory=dict)  # label -> summed PSS peak, MB
 
     def add(self, name: str, run: Run) -> None:
         self.runs.setdefault(name, []).append(run)
@@ -92,21 +97,59 @@ def check(name: str, nodes: int, dractl_json: bytes, upstream: bytes | None) -> 
     assert not differ, f"{name}: {len(differ)} nodes differ from upstream, e.g. {differ[:3]}"
 
 
-def measure(name: str, path: Path, nodes: int, repeat: int, side_by_side: bool) -> Figures:
+def measure(name: str, path: Path, nodes: int, repeat: int, side_by_side: bool, serial: bool = False,
+            memory: bool = False) -> Figures:
     figures = Figures()
     dractl = [sys.executable, "-m", "dractl", "explain", str(path)]
     timed([*dractl, "--node", "node-0"])  # fills the byte code cache
+    commands = {"dractl -o json": [*dractl, "-o", "json"], "dractl (text)": dractl}
+    if serial:
+        commands |= {"-o json, -j 1": [*dractl, "-o", "json", "-j", "1"], "text, -j 1": [*dractl, "-j", "1"]}
     for _ in range(repeat):
         upstream = None
         if side_by_side and os.access(UPSTREAM, os.X_OK):
             run = timed([str(UPSTREAM), "-all-nodes", "-repeat", "1", "-per-node", str(path)])
             figures.add("upstream", run)
             upstream = run.stdout
-        run = timed([*dractl, "-o", "json"])
-        check(name, nodes, run.stdout, upstream)
-        figures.add("dractl -o json", run)
-        figures.add("dractl (text)", timed(dractl))
+        for label, command in commands.items():
+            run = timed(command)
+            if "json" in label:
+                check(name, nodes, run.stdout, upstream)
+            figures.add(label, run)
+    if memory:
+        for label, command in commands.items():
+            figures.memory[label] = summed_memory(command)
     return figures
+
+
+def summed_memory(command: list[str]) -> float:
+    """The peak of the summed proportional set size (PSS: a page shared by several processes is
+    divided among them) of a command's processes, sampled every 20 ms, in MB: the peak RSS that
+    wait4 reports is that of the largest process alone, and forked workers share pages."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=ENV)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, sum(_pss(pid) for pid in _tree(process.pid)))
+        time.sleep(0.02)
+    return peak / 1e6
+
+
+def _tree(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return [pid]
+    return [pid, *(p for child in children for p in _tree(int(child)))]
+
+
+def _pss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def report(name: str, size_mb: float, figures: Figures) -> dict[str, float]:
@@ -124,7 +167,8 @@ def report(name: str, size_mb: float, figures: Figures) -> dict[str, float]:
             wall_ratio = statistics.median(r.wall / b.wall for r, b in zip(runs, base, strict=True))
             cpu_ratio = statistics.median(r.cpu / b.cpu for r, b in zip(runs, base, strict=True))
             ratio = f"{wall_ratio:10.2f}x {cpu_ratio:8.2f}x"
-        print(f"  {label:<16} {wall:7.2f}s {cpu:7.2f}s {peak:6.0f}MB   {ratio}")
+        memory = f"   all processes {figures.memory[label]:.0f}MB" if label in figures.memory else ""
+        print(f"  {label:<16} {wall:7.2f}s {cpu:7.2f}s {peak:6.0f}MB   {ratio}{memory}")
     return medians
 
 
@@ -135,6 +179,9 @@ def main() -> None:
     parser.add_argument("--upstream-large", action="store_true",
                         help="also the upstream binary on 15,000 nodes (minutes of CPU per run)")
     parser.add_argument("--only", default="", help="only the clusters whose name contains this")
+    parser.add_argument("--serial", action="store_true", help="also dractl in one process (-j 1)")
+    parser.add_argument("--memory", action="store_true",
+                        help="also the peak memory of all of dractl's processes (PSS, Linux), one more run each")
     args = parser.parse_args()
     if not os.access(UPSTREAM, os.X_OK):
         print(f"upstream binary not found ({UPSTREAM}): its columns are skipped")
@@ -154,8 +201,9 @@ def main() -> None:
             with path.open("w") as out:
                 subprocess.run([sys.executable, "-m", "dractl.synthetic", str(nodes), "8", str(network),
                                 *(["--kubectl", kubectl] if kubectl else [])], stdout=out, check=True, env=ENV)
-            medians[name] = report(name, path.stat().st_size / 1e6, measure(name, path, nodes, args.repeat,
-                                                                                 kubectl is None and (nodes <= 1000 or args.upstream_large)))
+            side_by_side = kubectl is None and (nodes <= 1000 or args.upstream_large)
+            figures = measure(name, path, nodes, args.repeat, side_by_side, args.serial, args.memory)
+            medians[name] = report(name, path.stat().st_size / 1e6, figures)
             path.unlink()
     small, large = medians.get("1,000 x 8"), medians.get("15,000 x 8")
     if small and large:
