@@ -360,6 +360,12 @@ def _evaluate_forked(evaluate: Evaluate, unit: AllocationUnit, nodes: Sequence[N
         part = nodes[start:end]
         children.append((fork(lambda part=part: _rendered(evaluate(unit, part), unit, settings)), part))
     results += evaluate(unit, nodes[1 : parts[0][1]])
+    # This part rendered too, while the children still work (their parts take as long, and
+    # rendering them takes place there).
+    for result, (*_, fallbacks, progress, reason, kinds, data, text) in zip(
+        results, _rendered(results, unit, settings), strict=True
+    ):
+        result.rendered = Rendered(fallbacks, progress, reason, frozenset(kinds), data, text)
     for child, part in children:
         answer = NO_ANSWER if child is None else child.answer()
         if answer is NO_ANSWER or not isinstance(answer, list) or len(answer) != len(part):
