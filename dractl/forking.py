@@ -33,6 +33,12 @@ def available_cpus() -> int:
 NO_ANSWER = object()
 
 
+def processes(jobs: int, size: int, least: int) -> int:
+    """How many of ``jobs`` processes to use for work of ``size`` (characters, objects, nodes)
+    when a process should have at least ``least`` of it: more would cost more than they save."""
+    return max(1, min(jobs, size // least)) if least > 0 else max(1, jobs)
+
+
 class Child:
     """A forked process working on one part; :meth:`answer` waits for it."""
 

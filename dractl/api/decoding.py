@@ -354,14 +354,14 @@ def decode_error_texts(objects: Sequence[ApiObject], release: str, jobs: int = 1
     """:func:`decode_errors` as one-line messages, with contiguous parts of a long list of
     objects checked in forked processes (:mod:`dractl.forking`); the same messages in the same
     order as in one process."""
-    from dractl.forking import NO_ANSWER, can_fork, fork
+    from dractl.forking import NO_ANSWER, can_fork, fork, processes
 
     def texts(part: Sequence[ApiObject]) -> list[str]:
         return [str(error) for error in decode_errors(part, release)]
 
     if jobs <= 1 or len(objects) < max(FORK_MIN_OBJECTS, 2) or not can_fork():
         return texts(objects)
-    size = -(-len(objects) // jobs)
+    size = -(-len(objects) // processes(jobs, len(objects), FORK_MIN_OBJECTS // 2))
     parts = [objects[start : start + size] for start in range(0, len(objects), size)]
     children = [(fork(lambda part=part: texts(part)), part) for part in parts[1:]]
     out = texts(parts[0])

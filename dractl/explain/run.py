@@ -351,9 +351,9 @@ def _evaluate_forked(evaluate: Evaluate, unit: AllocationUnit, nodes: Sequence[N
     searched here meanwhile. The first node is searched before forking, so that the selectors
     are compiled (and the CEL engine loaded) once. A child that fails leaves its part to this
     process."""
-    from dractl.forking import NO_ANSWER, fork
+    from dractl.forking import NO_ANSWER, fork, processes
 
-    parts = _parts(len(nodes), settings.jobs)
+    parts = _parts(len(nodes), processes(settings.jobs, len(nodes), FORK_MIN_NODES // 2))
     results = evaluate(unit, nodes[:1])
     children = []
     for start, end in parts[1:]:

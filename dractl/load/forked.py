@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dractl.forking import NO_ANSWER, Child, can_fork, fork
+from dractl.forking import NO_ANSWER, Child, can_fork, fork, processes
 
 if TYPE_CHECKING:
     from dractl.load.documents import Document
@@ -77,9 +77,10 @@ def start(docs: list[Document], limits: Limits, omit: Omit | None, jobs: int) ->
     possible), the caller reads them all."""
     if jobs <= 1 or len(docs) < 2 or not can_fork():
         return None
-    if sum(len(doc.text) for doc in docs) < FORK_MIN_CHARS:
+    total = sum(len(doc.text) for doc in docs)
+    if total < FORK_MIN_CHARS:
         return None
-    runs = split(docs, jobs)
+    runs = split(docs, processes(jobs, total, FORK_MIN_CHARS // 2))
     own = runs[0]
     started: list[tuple[Child, list[Document]]] = []
     for run in runs[1:]:
