@@ -11,6 +11,7 @@ system frameworks, Windows has no fork).
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import sys
@@ -61,11 +62,30 @@ class Child:
             return NO_ANSWER
 
 
+# No child is forked from a process that holds more memory than this. A child's new objects land
+# in the free space scattered over the heap it shares with its parent, and every page it writes
+# is copied: in a process of 1.5 GB (a 15,000-node cluster dump) a child searching half the
+# nodes added 0.5 GB.
+MAX_RESIDENT = 1 << 30
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux; 0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def fork(work: Callable[[], Any]) -> Child | None:
-    """Run ``work()`` in a forked child; None if no process could be made (do it yourself).
+    """Run ``work()`` in a forked child; None if no process could be made, or this one holds too
+    much memory (:data:`MAX_RESIDENT`): do it yourself.
 
     The child ends with :func:`os._exit` (no atexit functions, no flushing of the caller's
     buffers: what it printed would be printed twice)."""
+    if resident_bytes() > MAX_RESIDENT:
+        return None
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -79,6 +99,9 @@ def fork(work: Callable[[], Any]) -> Child | None:
     if pid == 0:  # the child: never returns
         status = 1
         try:
+            # What the child inherits stays out of its collections: a collection writes to every
+            # object it walks, and each page written is copied from the parent's.
+            gc.freeze()
             os.close(read_end)
             data = marshal.dumps(work())
             with os.fdopen(write_end, "wb") as pipe:

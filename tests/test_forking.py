@@ -42,3 +42,10 @@ def test_a_child_answers_with_plain_data_from_its_own_process() -> None:
 def test_a_child_that_fails_gives_no_answer(work) -> None:
     child = forking.fork(work)
     assert child is not None and child.answer() is forking.NO_ANSWER
+
+
+@needs_fork
+def test_no_child_is_forked_from_a_process_that_holds_too_much(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert forking.resident_bytes() > 1_000_000
+    monkeypatch.setattr(forking, "MAX_RESIDENT", 1_000_000)
+    assert forking.fork(lambda: 1) is None
