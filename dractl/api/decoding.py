@@ -346,31 +346,6 @@ def decode_errors(objects: Iterable[ApiObject], release: str) -> list[SchemaProb
     return out
 
 
-# Fewer objects are checked faster in one process than forking costs.
-FORK_MIN_OBJECTS = 1000
-
-
-def decode_error_texts(objects: Sequence[ApiObject], release: str, jobs: int = 1) -> list[str]:
-    """:func:`decode_errors` as one-line messages, with contiguous parts of a long list of
-    objects checked in forked processes (:mod:`dractl.forking`); the same messages in the same
-    order as in one process."""
-    from dractl.forking import NO_ANSWER, can_fork, fork, processes
-
-    def texts(part: Sequence[ApiObject]) -> list[str]:
-        return [str(error) for error in decode_errors(part, release)]
-
-    if jobs <= 1 or len(objects) < max(FORK_MIN_OBJECTS, 2) or not can_fork():
-        return texts(objects)
-    size = -(-len(objects) // processes(jobs, len(objects), FORK_MIN_OBJECTS // 2))
-    parts = [objects[start : start + size] for start in range(0, len(objects), size)]
-    children = [(fork(lambda part=part: texts(part)), part) for part in parts[1:]]
-    out = texts(parts[0])
-    for child, part in children:
-        answer = NO_ANSWER if child is None else child.answer()
-        out += texts(part) if answer is NO_ANSWER else answer
-    return out
-
-
 def schema_problems(obj: ApiObject, release: str) -> SchemaProblems:
     """The schema problems of ``obj``, found once per object and release: DRA010-DRA013 and
     the decoding check (:func:`decode_errors`) ask for the same objects. Unknown fields are

@@ -107,7 +107,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dractl.api.decoding import decode_error_texts
+    from dractl.api.decoding import decode_errors
     from dractl.api.model import build_all
     from dractl.api.workspace import Workspace
     from dractl.errors import UsageError
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if loaded.failed:
         return 2
     objects = build_all(loaded.objects, share=True)
-    undecodable = decode_error_texts(objects, settings.features.release, jobs)
+    undecodable = decode_errors(objects, settings.features.release)
     for error in undecodable:
         print(f"dractl: error: {error}", file=sys.stderr)
     if undecodable:

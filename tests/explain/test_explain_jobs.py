@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from dractl import synthetic
-from dractl.api import decoding
 from dractl.cli.testing import Result, invoke
 from dractl.explain import run
 from dractl.load import forked
@@ -26,7 +25,6 @@ pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="no fork here")
 def _fork_for_any_length(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "FORK_MIN_CHARS", 0)
     monkeypatch.setattr(run, "FORK_MIN_NODES", 0)
-    monkeypatch.setattr(decoding, "FORK_MIN_OBJECTS", 0)
 
 
 def _explain(*args: str, jobs: int) -> Result:
@@ -69,8 +67,8 @@ def test_generated_clusters(tmp_path: Path, output: str, network: int, busy: boo
 
 @pytest.mark.parametrize("where", ["rindex", "index"])
 def test_mistakes_in_a_stream_are_reported_where_they_are(tmp_path: Path, where: str) -> None:
-    """The messages' positions come from documents read (and checked) without positions, in
-    this process and in others; in the order of one process."""
+    """The messages' positions come from documents read without positions, in this process and
+    in others; in the order of one process."""
     path = Path(_cluster(tmp_path, 40))
     text = path.read_text()
     lines = []
