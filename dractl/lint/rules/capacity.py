@@ -275,8 +275,11 @@ def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
     are left to those rules, and so are claims and classes the apiserver rejects for what the
     allocator reads (selectors that do not compile, DRA200; constraints without an attribute,
     DRA122). Linted slices and Nodes count for the Pods and claims of their own
-    folder and the folders below it; `--context` ones (a cluster dump) count everywhere. The
-    search gets a few seconds per lint run.
+    folder and the folders below it; `--context` ones (a cluster dump) count everywhere. A
+    Pod's nodeSelector and required node affinity leave out the Nodes they reject, as the
+    scheduler's NodeAffinity filter does before the DRA filter (a node known only from a
+    slice's nodeName has no labels to judge and is tried). The search gets a few seconds per
+    lint run.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -341,7 +344,11 @@ class _Solver:
 
     def findings(self) -> Iterator[Finding]:
         from dractl.allocator import Allocator, Inventory, NodeInfo
-        from dractl.allocator.inputs import allocator_objects, taint_rule_selectors
+        from dractl.allocator.inputs import (
+            allocator_objects,
+            pod_node_affinity,
+            taint_rule_selectors,
+        )
         from dractl.api.decoding import decode_errors
         from dractl.errors import DractlError
 
@@ -360,7 +367,7 @@ class _Solver:
         # One allocator per folder: each sees the slices and Nodes in scope there.
         allocators: dict[str, tuple[Any, list[Any]] | None] = {}
         # Units asking for the same devices get the same answer (replicas, generated claims).
-        verdicts: dict[tuple[str, str], list[Any] | None] = {}
+        verdicts: dict[tuple[str, str, str], list[Any] | None] = {}
         for unit, scope in units:
             if scope not in allocators:
                 allocators[scope] = None
@@ -383,8 +390,21 @@ class _Solver:
             if built is None:
                 continue
             allocator, nodes = built
+            affinity = None
+            if unit.pod is not None:
+                try:
+                    affinity = pod_node_affinity(unit.pod)
+                except DractlError:
+                    continue  # an affinity the scheduler cannot parse: the apiserver's finding
+            if affinity is not None:
+                # The scheduler's NodeAffinity filter runs before the DRA filter. A node known
+                # only from a slice's nodeName has no labels to judge: it stays.
+                labelled = self._labelled(scope)
+                nodes = [n for n in nodes if n.name not in labelled or affinity.matches(n)]
+                if not nodes:
+                    continue  # no node the Pod may run on: not a matter of its claims
             claims = [c.data for c in unit.claims]
-            key = (scope, json.dumps([c.get("spec") for c in claims], sort_keys=True, default=str))
+            key = (scope, repr(affinity), json.dumps([c.get("spec") for c in claims], sort_keys=True, default=str))
             if key not in verdicts:
                 outcomes: list[Any] | None = []
                 for node in nodes:
@@ -403,6 +423,10 @@ class _Solver:
             failed = verdicts[key]
             if failed is not None:
                 yield self._finding(unit, failed)
+
+    def _labelled(self, scope: str) -> set[str]:
+        """The nodes in scope whose labels are known (a Node object among the inputs)."""
+        return {name for name, obj in self.ws.nodes.items() if in_scope(self.ctx, obj, scope)}
 
     def _nodes(self, node_info: Any, scope: str) -> list[Any]:
         known = {
