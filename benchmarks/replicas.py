@@ -1,6 +1,6 @@
 """What placing a workload replica by replica costs in `dractl explain`, as a ratio.
 
-Cluster: N nodes with 8 GPUs each. Workload: a Deployment whose Pods claim 2 GPUs each from a
+Cluster: N nodes with 8 GPUs each (`dractl.synthetic`). Workload: a Deployment whose Pods claim 2 GPUs each from a
 template, with as many replicas as the cluster holds (4 per node) and then one more, so that the
 last one fits nowhere and is explained on every node. Yardstick, timed in the same run, pair by
 pair: the same cluster with a Pod of the same claim, explained on every node as one Pod (what
@@ -26,29 +26,23 @@ from dractl.api.model import build_all
 from dractl.api.workspace import Workspace
 from dractl.explain.run import ExplainSettings, explain
 from dractl.load import load_text
+from dractl.synthetic import DRIVER
+from dractl.synthetic import cluster as synthetic_cluster
 
-DRIVER = "gpu.example.com"
 GPUS = 8
 PER_POD = 2
 
 
 def cluster(nodes: int) -> list[dict[str, Any]]:
-    objects: list[dict[str, Any]] = [
-        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-         "metadata": {"name": "two-gpus", "namespace": "ml"},
-         "spec": {"spec": {"devices": {"requests": [
-             {"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": PER_POD}}]}}}},
-    ]
-    for index in range(nodes):
-        objects.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{index}"}})
-        objects.append({
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"node-{index}-gpus"},
-            "spec": {"driver": DRIVER, "nodeName": f"node-{index}",
-                     "pool": {"name": f"node-{index}", "generation": 1, "resourceSliceCount": 1},
-                     "devices": [{"name": f"gpu-{d}"} for d in range(GPUS)]},
-        })
+    """dractl.synthetic's cluster (its claim ``four-h100`` is left out) and the template of the
+    workload's Pods: any 2 GPUs of the class."""
+    objects = [o for o in synthetic_cluster(nodes, GPUS) if o["kind"] != "ResourceClaim"]
+    objects.append({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "two-gpus", "namespace": "ml"},
+        "spec": {"spec": {"devices": {"requests": [
+            {"name": "gpus", "exactly": {"deviceClassName": DRIVER, "count": PER_POD}}]}}},
+    })
     return objects
 
 
