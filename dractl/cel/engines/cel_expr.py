@@ -1471,6 +1471,19 @@ def _python_run_calls(ast: CheckedAst, renames: dict[int, Rename]) -> Iterator[t
             yield node, runtime_name, ([node.operand] if node.operand is not None else []) + node.args
 
 
+def _optional_domain_lookup_by_non_string(ast: CheckedAst) -> bool:
+    """Whether ``device.attributes[?k]`` or ``device.capacity[?k]`` has a key that may not be a
+    string at run time: upstream's outer maps answer every key with an empty map (``mapper.Find``
+    in k8s.io/dynamic-resource-allocation ``cel/compile.go``), cel-cpp's find no such key."""
+    for node in ast.root.walk():
+        if node.kind == "call" and node.name == "_[?_]" and len(node.args) == 2 and node.args[0].kind == "ident" \
+                and node.args[0].name in ("device.attributes", "device.capacity"):
+            kind = ast.types.get(node.args[1].id)
+            if kind is None or kind.kind != "string":
+                return True
+    return False
+
+
 def _refuse_optionals_in_containers(ast: CheckedAst, renames: dict[int, Rename], expression: str) -> None:
     """cel-expr-python ends the process when a list or map holding an optional reaches a Python
     function, and a box cannot be put inside a container natively: refuse such an expression."""
@@ -1731,12 +1744,14 @@ class CelExprEngine:
         guards = cel_expr_panics.guards(ast.root, ast.overloads,
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
         fallback = None
+        if _optional_domain_lookup_by_non_string(ast):
+            fallback = cel_expr_fallback.fallback_program(expression, environment)
         if cel_expr_optionals.makes_optionals(ast.types):
             guards.update(_optional_boxes(ast, renames))
             try:
                 _refuse_optionals_in_containers(ast, renames, expression)
             except CelCompileError:
-                fallback = cel_expr_fallback.fallback_program(expression, environment)
+                fallback = fallback or cel_expr_fallback.fallback_program(expression, environment)
                 if fallback is None:
                     raise
         lookups = domain_lookups(ast)

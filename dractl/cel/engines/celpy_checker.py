@@ -39,6 +39,33 @@ from dractl.cel.functions import declared_functions
 from dractl.cel.regex import go_regexp_error
 
 _NO_ACCUMULATOR_CHECK = frozenset({"optMap", "optFlatMap", "sortBy"})
+# cel-go makes a constant index a qualifier when it plans the program (``newQualifier`` in
+# ``interpreter/attributes.go``); only a string, int, uint, bool or double can be one.
+_UNQUALIFIED_LITERALS = {"null": "types.Null", "bytes": "types.Bytes"}
+_UNQUALIFIED_CONVERSIONS = {"duration": "types.Duration", "timestamp": "types.Timestamp"}
+
+
+def _constant(node: Node) -> bool:
+    if node.kind == "literal":
+        return True
+    return node.kind in ("list", "map") and all(_constant(child) for child in node.children)
+
+
+def _constant_qualifier_type(index: Node, scope: dict[str, Any]) -> str | None:
+    """The Go type of a constant index that cannot be a qualifier (the program fails), or None."""
+    while index.kind == "call" and index.name == "dyn" and not index.member and len(index.children) == 1:
+        index = index.children[0]
+    if index.kind == "literal":
+        return _UNQUALIFIED_LITERALS.get(index.type)
+    if index.kind in ("list", "map") and _constant(index):
+        return "*types.baseList" if index.kind == "list" else "*types.baseMap"
+    if (index.kind == "call" and index.name in _UNQUALIFIED_CONVERSIONS and not index.member
+            and len(index.children) == 1 and index.children[0].kind == "literal"
+            and index.children[0].type == "string"):
+        return _UNQUALIFIED_CONVERSIONS[index.name]
+    if index.kind == "ident" and index.name in TYPE_IDENTIFIERS and index.name not in scope:
+        return "*types.Type"
+    return None
 
 
 @dataclass(frozen=True)
@@ -516,6 +543,9 @@ class Checker:
             return BOOL
         if kind == "index":
             target, key = (self.type_of(child, scope) for child in node.children)
+            unqualified = _constant_qualifier_type(node.children[1], scope)
+            if unqualified is not None:
+                self.program_errors.append(CelError(f"invalid qualifier type: {unqualified}", node.line, node.column))
             return self.resolve_overload(node, node.name, [target, key], False)
         if kind == "macro":
             return self._macro(node, scope)

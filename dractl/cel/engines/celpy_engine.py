@@ -154,10 +154,8 @@ class _DomainMap(ct.MapType):
     def __getitem__(self, key: Any) -> Any:
         try:
             return super().__getitem__(key)
-        except KeyError:
-            if isinstance(key, str):
-                return self._EMPTY
-            raise
+        except (KeyError, TypeError):  # any key: upstream's mapper.Find answers every miss with its default
+            return self._EMPTY
 
 
 def _cel_value(value: Any) -> Any:
@@ -257,6 +255,8 @@ def _index(container: Any, key: Any) -> Any:
         unqualified = celpy_maps.unqualified_type(key)
         if unqualified is not None:
             return failure(f"invalid qualifier type: {unqualified}")
+        if isinstance(container, _DomainMap):
+            return container[key]
         found, value = celpy_maps.find(container, key)
         return value if found else failure(f"no such key: {_go_text(key)}")
     if isinstance(container, list):
