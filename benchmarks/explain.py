@@ -20,7 +20,7 @@ result as upstream's. Columns of the upstream binary are skipped where it is abs
 Run: `python benchmarks/explain.py [--repeat 3] [--large]`; `--large` adds 15,000 nodes (about a
 minute per run) and its kubectl dumps, dractl alone unless `--upstream-large` (the upstream
 harness takes minutes of CPU per run there: it gathers every slice for every node); `--only
-NAME` runs the clusters whose name contains NAME; `--serial` adds dractl in one process (`-j 1`);
+NAME` runs the cluster of that name, or those whose name contains NAME; `--serial` adds dractl in one process (`-j 1`);
 `--memory` one more run of each dractl command that samples the memory of all its processes
 (the summed PSS: a page shared by several processes is divided among them).
 """
@@ -178,7 +178,7 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="also 15,000 nodes and their kubectl dumps")
     parser.add_argument("--upstream-large", action="store_true",
                         help="also the upstream binary on 15,000 nodes (minutes of CPU per run)")
-    parser.add_argument("--only", default="", help="only the clusters whose name contains this")
+    parser.add_argument("--only", default="", help="only the cluster of this name, or those whose name contains this")
     parser.add_argument("--serial", action="store_true", help="also dractl in one process (-j 1)")
     parser.add_argument("--memory", action="store_true",
                         help="also the peak memory of all of dractl's processes (PSS, Linux), one more run each")
@@ -190,10 +190,11 @@ def main() -> None:
     if args.large:
         cases += [("15,000 x 8", 15000, 0, None), ("15,000 x 8, kubectl -o yaml", 15000, 0, "yaml"),
                   ("15,000 x 8, kubectl -o json", 15000, 0, "json")]
+    exact = any(name == args.only for name, *_ in cases)  # a whole name: that cluster alone
     medians: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, nodes, network, kubectl in cases:
-            if args.only not in name:
+            if args.only not in name or (exact and name != args.only):
                 continue
             path = Path(folder) / f"cluster.{kubectl or 'yaml'}"
             # Written by another process: a child's peak memory counts its parent's at the fork,
