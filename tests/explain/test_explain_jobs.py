@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dractl import synthetic
+from dractl import forking, synthetic
 from dractl.cli.testing import Result, invoke
 from dractl.explain import run
 from dractl.load import forked
@@ -25,6 +25,8 @@ pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="no fork here")
 def _fork_for_any_length(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "FORK_MIN_CHARS", 0)
     monkeypatch.setattr(run, "FORK_MIN_NODES", 0)
+    # however large the test process has grown
+    monkeypatch.setattr(forking, "MAX_RESIDENT", 1 << 62)
 
 
 def _explain(*args: str, jobs: int) -> Result:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dractl import synthetic
+from dractl import forking, synthetic
 from dractl.load import LoadResult, Omit, forked, load_text
 from dractl.load.documents import Document
 from tests.load.test_fast import _files, _typed
@@ -71,6 +71,8 @@ def _cluster(kubectl: str | None = None, nodes: int = 30) -> str:
 @pytest.fixture(autouse=True)
 def _fork_for_any_length(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "FORK_MIN_CHARS", 0)
+    # however large the test process has grown
+    monkeypatch.setattr(forking, "MAX_RESIDENT", 1 << 62)
 
 
 @pytest.mark.parametrize("omit", [None, OMIT], ids=["whole", "omit"])
