@@ -9,6 +9,11 @@ import pytest
 from dractl import forking
 
 
+@pytest.fixture(autouse=True)
+def _however_much_memory_the_test_process_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forking, "MAX_RESIDENT", 1 << 62)
+
+
 @pytest.mark.parametrize(
     ("jobs", "size", "least", "expected"),
     [
