@@ -1,22 +1,15 @@
 """Conversions of values whose type only the run time knows (a dyn list element): cel-go's
 overloads, its names of the argument types in ``no such overload``, and ``string()`` of a
 duration as Go writes it. Expected answers are upstream's (Kubernetes 1.36, StoredExpressions,
-DRAListTypeAttributes on) on the device below; both engines must give them.
+DRAListTypeAttributes on) on the device of test_cel_expr_fallback; both engines must give them.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from dractl.cel import CelCompileError, CelDevice, CelRuntimeError, compile_selector
 from dractl.cel.engines import ENGINES, engine_available
-
-DEVICE = CelDevice(
-    driver="gpu.example.com",
-    attributes={"model": {"string": "a"}, "cores": {"int": 7}, "ids": {"ints": [1, 2]}},
-    capacity={},
-)
-GATES = {"DRAConsumableCapacity": True, "DRAListTypeAttributes": True}
+from tests.cel.test_cel_expr_fallback import answer_on_the_device
 
 ROWS: list[tuple[str, object]] = [
     ("[dyn(duration('1s'))].map(v, int(v)).size() == 1", True),
@@ -36,11 +29,4 @@ ROWS: list[tuple[str, object]] = [
 @pytest.mark.parametrize("engine", [e for e in ENGINES if engine_available(e)])
 @pytest.mark.parametrize(("expression", "expected"), ROWS, ids=[row[0] for row in ROWS])
 def test_conversion_of_a_dyn_value_is_upstreams(engine: str, expression: str, expected: object) -> None:
-    try:
-        selector = compile_selector(expression, release="1.36", gates=GATES, purpose="stored", engine=engine)
-        answer: object = selector.evaluate(DEVICE)
-    except CelCompileError as exc:
-        answer = ("compile", exc.detail)
-    except CelRuntimeError as exc:
-        answer = ("runtime", exc.message)
-    assert answer == expected
+    assert answer_on_the_device(expression, engine) == expected

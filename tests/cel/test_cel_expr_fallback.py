@@ -85,7 +85,8 @@ TYPICAL = [
 ]
 
 
-def _answer(expression: str, engine: str) -> object:
+def answer_on_the_device(expression: str, engine: str) -> object:
+    """The value, or (\"compile\"|\"runtime\", message), of ``expression`` on DEVICE."""
     try:
         selector = compile_selector(expression, release="1.36", gates=GATES, purpose="stored", engine=engine)
     except CelCompileError as exc:
@@ -99,7 +100,7 @@ def _answer(expression: str, engine: str) -> object:
 @pytest.mark.parametrize("engine", [e for e in ENGINES if engine_available(e)])
 @pytest.mark.parametrize(("expression", "expected"), ROWS, ids=[row[0] for row in ROWS])
 def test_map_keys_as_upstream_holds_them(engine: str, expression: str, expected: object) -> None:
-    assert _answer(expression, engine) == expected
+    assert answer_on_the_device(expression, engine) == expected
 
 
 @pytest.mark.skipif(not engine_available(DEFAULT_ENGINE), reason="cel-expr-python is not installed")
