@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Lowest first.
 LAYERS: list[tuple[str, ...]] = [
     ("dractl.records",),
-    ("dractl", "dractl.digests", "dractl.errors", "dractl.diagnostics", "dractl.synthetic"),
+    ("dractl", "dractl.digests", "dractl.errors", "dractl.diagnostics", "dractl.forking", "dractl.synthetic"),
     ("dractl.load",),
     ("dractl.api",),
     ("dractl.cel",),
