@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,11 +43,14 @@ def _topics(config: cel_harness.Config) -> tuple[str, ...]:
     return config.topics or tuple(cel_generator.TOPICS)
 
 
-def generate_cases(config: cel_harness.Config, seed: int | str, per_topic: int) -> list[tuple[str, str]]:
-    """(topic, expression) pairs, each expression once."""
+def generate_cases(config: cel_harness.Config, seed: int | str, per_topic: int,
+                   only: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(topic, expression) pairs, each expression once; ``only``: of these topics alone."""
     seen: set[str] = set()
     cases = []
     for topic in _topics(config):
+        if only and topic not in only:
+            continue
         count = per_topic * (4 if topic == "list-attributes" and config.slices == "lists" else 1)
         for expression in cel_generator.expressions(f"{seed}:{config.name}", topic, count):
             if expression not in seen:
@@ -136,7 +140,9 @@ def command_campaign(args: argparse.Namespace) -> int:
         for seed in _seeds(args.seeds):
             slices = write_slices(seed, Path(tmp) / str(seed))
             for config in configs:
-                cases = generate_cases(config, seed, args.per_topic)
+                cases = generate_cases(config, seed, args.per_topic, args.topic or ())
+                if not cases:
+                    continue
                 topics = dict((expr, topic) for topic, expr in cases)
                 answers = cel_harness.run_oracle(config, slices[config.slices], [expr for _, expr in cases])
                 for answer in answers:
@@ -169,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     compare.add_argument("--write-ledgers", action="store_true", help="rewrite the known-differences ledgers")
     campaign.add_argument("--seeds", default="1-20", help="seeds, e.g. 1-50 or 3,7,9 (default 1-20)")
     campaign.add_argument("--per-topic", type=int, default=10, help="expressions per topic and configuration")
+    campaign.add_argument("--topic", action="append", choices=sorted(cel_generator.TOPICS),
+                          help="only this topic's expressions (repeatable; default: every topic)")
     campaign.add_argument("--config", action="append", choices=sorted(cel_harness.CONFIGS),
                           help="only this configuration (repeatable)")
     args = parser.parse_args(argv)

@@ -151,6 +151,7 @@ class Expr(Record):
         "loop_step",
         "name",
         "operand",
+        "optional_entries",
         "result",
         "test_only",
         "value",
@@ -174,6 +175,7 @@ class Expr(Record):
         loop_condition: Expr | None = None,
         loop_step: Expr | None = None,
         result: Expr | None = None,
+        optional_entries: frozenset[int] = frozenset(),
     ) -> None:
         self.id = id
         self.kind = kind
@@ -185,6 +187,7 @@ class Expr(Record):
         self.test_only = test_only
         self.args = [] if args is None else args  # call args, list elements
         self.entries = [] if entries is None else entries  # map/struct entries
+        self.optional_entries = optional_entries  # positions of ``?x`` elements and ``?k: v`` entries
         # comprehension
         self.iter_var = iter_var
         self.iter_var2 = iter_var2
@@ -273,7 +276,7 @@ def _decode_expr(data: bytes) -> Expr:
                 elif n == 3:
                     node.args.append(_decode_expr(v))
         elif number == 7:
-            node = Expr(0, "list", args=[_decode_expr(v) for n, _w, v in _fields(value) if n == 1])
+            node = _decode_list(value)
         elif number == 8:
             node = _decode_struct(value)
         elif number == 9:
@@ -284,15 +287,34 @@ def _decode_expr(data: bytes) -> Expr:
     return node
 
 
+def _decode_list(data: bytes) -> Expr:
+    elements: list[Expr] = []
+    optional: set[int] = set()
+    for number, wire, value in _fields(data):
+        if number == 1:
+            elements.append(_decode_expr(value))
+        elif number == 2:  # optional_indices, packed or not
+            if wire == 0:
+                optional.add(value)
+            else:
+                pos = 0
+                while pos < len(value):
+                    index, pos = _varint(value, pos)
+                    optional.add(index)
+    return Expr(0, "list", args=elements, optional_entries=frozenset(optional))
+
+
 def _decode_struct(data: bytes) -> Expr:
     message_name = ""
     entries: list[tuple[Expr | str, Expr]] = []
+    optional: set[int] = set()
     for number, _wire, value in _fields(data):
         if number == 1:
             message_name = value.decode()
         elif number == 2:
             key: Expr | str = ""
             entry_value: Expr | None = None
+            optional_entry = False
             for n, _w, v in _fields(value):
                 if n == 2:
                     key = v.decode()
@@ -300,11 +322,15 @@ def _decode_struct(data: bytes) -> Expr:
                     key = _decode_expr(v)
                 elif n == 4:
                     entry_value = _decode_expr(v)
+                elif n == 5:
+                    optional_entry = bool(v)
             if entry_value is not None:
+                if optional_entry:
+                    optional.add(len(entries))
                 entries.append((key, entry_value))
     if message_name:
         return Expr(0, "struct", name=message_name, entries=entries)
-    return Expr(0, "map", entries=entries)
+    return Expr(0, "map", entries=entries, optional_entries=frozenset(optional))
 
 
 def _decode_comprehension(data: bytes) -> Expr:

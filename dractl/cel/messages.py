@@ -14,6 +14,9 @@ ISSUE_HEAD = r"^ERROR: <input>:(\d+):(\d+): (.*)$"
 _KEY_NOT_FOUND = r'''(?s)^Key not found in map ?: ?(?:"(.*)"|'(.*)'|(.*))$'''
 _NO_MATCHING_OVERLOAD = r"^No matching overloads? found ?: ?(.*)$"
 _INDEX_ERROR = r"^Index error: index=(-?\d+) size=(\d+)$"
+#: A double as cel-cpp writes a map key it did not find (``1.5``, ``100.0``, ``1e+300.0``, ``inf``).
+_DOUBLE_KEY = r"-?(\d+\.\d+|\d+(\.\d+)?e[+-]\d+(\.0)?|inf|nan)"
+DOUBLE_KEY_NOT_FOUND = rf"^Key not found in map ?: ?{_DOUBLE_KEY}$"
 
 
 def strip_status(message: str) -> str:
@@ -125,6 +128,17 @@ _FLOAT_CLAUSE = (r'(?s)^(?:expected a double but got an? (.*)|only "NaN", "Infin
                  r"supported for conversion to double: .*)$")
 
 
+def go_key_text(text: str) -> str:
+    """cel-go's ``%v`` of a map key that cel-cpp wrote unquoted: a uint without its ``u``, a
+    double in Go's shortest form (from cel-cpp's six digits: the default engine hands such a
+    device to cel-python, see ``cel_expr_fallback``, and this is the text where it cannot)."""
+    if re.fullmatch(r"\d+u", text):
+        return text[:-1]
+    if re.fullmatch(_DOUBLE_KEY, text):
+        return go_float_text(float(text.removesuffix(".0") if "e" in text else text))
+    return text
+
+
 def float_clause_message(message: str, clause: str) -> str | None:
     """cel-go's text for cel-cpp's ``message`` about a %f (``clause`` "f") or %e ("e") clause."""
     match = re.match(_FLOAT_CLAUSE, message)
@@ -140,7 +154,8 @@ def runtime_message(message: str) -> str:
     message = strip_status(message)
     key = re.match(_KEY_NOT_FOUND, message)
     if key:
-        return f"no such key: {next(part for part in key.groups() if part is not None)}"
+        quoted = key.group(1) if key.group(1) is not None else key.group(2)
+        return f"no such key: {quoted if quoted is not None else go_key_text(key.group(3))}"
     no_overload = re.match(_NO_MATCHING_OVERLOAD, message)
     if no_overload:
         return _no_such_overload(no_overload.group(1))
@@ -149,7 +164,7 @@ def runtime_message(message: str) -> str:
         return fixed
     index = re.match(_INDEX_ERROR, message)
     if index:
-        return f"index '{index.group(1)}' out of range in list size '{index.group(2)}'"
+        return f"index out of bounds: {index.group(1)}"  # cel-go's missingIndex
     conversion = re.match(_CONVERSION_FAILED, message)
     if conversion:
         return f"type conversion error from 'string' to '{conversion.group(1)}'"
@@ -164,6 +179,38 @@ def runtime_message(message: str) -> str:
         if clause:
             return "error during formatting: " + text.format(clause.group(1))
     return message
+
+
+def go_float_text(value: float) -> str:
+    """Go's ``strconv.FormatFloat(value, 'g', -1, 64)``, as cel-go's ``string(double)`` writes it."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if str(value).startswith("-") else "0"
+    digits, exponent = _shortest_digits(abs(value))
+    sign = "-" if value < 0 else ""
+    if exponent < -4 or exponent >= 6:  # Go uses precision 6 for this decision in the shortest form
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if exponent < 0:
+        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+    if exponent + 1 >= len(digits):
+        return sign + digits + "0" * (exponent + 1 - len(digits))
+    return f"{sign}{digits[:exponent + 1]}.{digits[exponent + 1:]}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The shortest decimal digits that read back as ``value`` and the exponent of the first."""
+    mantissa, _, exponent = f"{value:.17e}".partition("e")
+    for precision in range(1, 18):
+        text = f"{value:.{precision - 1}e}"
+        if float(text) == value:
+            mantissa, _, exponent = text.partition("e")
+            break
+    digits = mantissa.replace(".", "").rstrip("0") or "0"
+    return digits, int(exponent)
 
 
 def time_zone_message(zone: str) -> str | None:

@@ -14,6 +14,7 @@ import re
 from datetime import datetime
 
 from dractl.cel.ast import CelType, CheckedAst, Expr
+from dractl.cel.engines.cel_expr_errors import go_type_name
 from dractl.cel.errors import CelError
 
 _UNIT_NANOSECONDS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
@@ -130,12 +131,12 @@ def literal_errors(ast: CheckedAst, expression: str) -> list[CelError]:
         if node.id in exempt:
             continue
         if node.kind == "list":
-            _homogeneous(ast, expression, list(node.args), errors)
+            _homogeneous(ast, expression, list(node.args), node.optional_entries, errors)
         elif node.kind == "map":
             keys = [key for key, _value in node.entries if isinstance(key, Expr)]
             values = [value for _key, value in node.entries]
-            _homogeneous(ast, expression, keys, errors, stop=False)
-            _homogeneous(ast, expression, values, errors, stop=False)
+            _homogeneous(ast, expression, keys, frozenset(), errors, stop=False)
+            _homogeneous(ast, expression, values, node.optional_entries, errors, stop=False)
     errors.sort(key=lambda e: (e.line, e.column))
     return errors
 
@@ -155,12 +156,15 @@ def _inside_format(root: Expr) -> set[int]:
     return exempt
 
 
-def _homogeneous(ast: CheckedAst, expression: str, elements: list[Expr], errors: list[CelError],
-                 *, stop: bool = True) -> None:
+def _homogeneous(ast: CheckedAst, expression: str, elements: list[Expr], optional: frozenset[int],
+                 errors: list[CelError], *, stop: bool = True) -> None:
+    """cel-go's homogeneous literal check; an optional entry (``?x``) counts as its value's type."""
     expected: CelType | None = None
-    for element in elements:
+    for index, element in enumerate(elements):
+        if index in optional and element.kind == "call" and element.name == "optional.none" and not element.args:
+            continue  # its type is the other elements' (cel-go binds its parameter to theirs)
         actual = ast.type_of(element)
-        if actual.kind == "opaque" and actual.name == "optional_type" and actual.params:
+        if index in optional and actual.kind == "opaque" and actual.name == "optional_type" and actual.params:
             actual = actual.params[0]
         if expected is None:
             expected = actual
@@ -168,7 +172,7 @@ def _homogeneous(ast: CheckedAst, expression: str, elements: list[Expr], errors:
         if expected != actual:  # cel-go's IsEquivalentType: the same type, parameters included
             line, column = _position(ast, expression, element)
             errors.append(CelError(
-                f"expected type '{expected}' but found '{actual}'",
+                f"expected type '{go_type_name(expected)}' but found '{go_type_name(actual)}'",
                 line, column))
             if stop:
                 return

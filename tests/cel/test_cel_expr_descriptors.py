@@ -20,12 +20,8 @@ def expected_dra_file(with_multi_allocations: bool) -> descriptor_pb2.FileDescri
     """dractl/cel.proto built with protobuf's own classes."""
     proto = descriptor_pb2.FileDescriptorProto(name="dractl/cel.proto", package="kubernetes", syntax="proto3",
                                                dependency=["google/protobuf/struct.proto"])
-    proto.message_type.add(name="Quantity").field.add(name="nano_units", number=1, type=F.TYPE_STRING,
-                                                      label=F.LABEL_OPTIONAL)
-    semver = proto.message_type.add(name="Semver")
-    for number, name in enumerate(("major", "minor", "patch"), start=1):
-        semver.field.add(name=name, number=number, type=F.TYPE_UINT64, label=F.LABEL_OPTIONAL)
-    semver.field.add(name="prerelease", number=4, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    proto.message_type.add(name="Quantity")
+    proto.message_type.add(name="Semver")
     device = proto.message_type.add(name="DRADevice")
     device.field.add(name="driver", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
     for number, name in ((2, "attributes"), (3, "capacity")):
@@ -38,15 +34,15 @@ def expected_dra_file(with_multi_allocations: bool) -> descriptor_pb2.FileDescri
                          type_name=f".kubernetes.DRADevice.{entry.name}")
     if with_multi_allocations:
         device.field.add(name="allowMultipleAllocations", number=4, type=F.TYPE_BOOL, label=F.LABEL_OPTIONAL)
-    for name, field in (("URL", "text"), ("NamedFormat", "name")):
-        proto.message_type.add(name=name).field.add(name=field, number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    for name in ("URL", "NamedFormat"):
+        proto.message_type.add(name=name)
     return proto
 
 
 def expected_network_file() -> descriptor_pb2.FileDescriptorProto:
     proto = descriptor_pb2.FileDescriptorProto(name="dractl/net.proto", package="net", syntax="proto3")
     for name in ("IP", "CIDR"):
-        proto.message_type.add(name=name).field.add(name="text", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+        proto.message_type.add(name=name)
     return proto
 
 

@@ -413,7 +413,7 @@ class _CelExprProgram:
     def _failed(self, raw: str, device: CelDevice) -> Any:
         """The answer on ``device`` where cel-cpp failed with ``raw``: cel-python's where cel-cpp
         could not hold a value cel-go holds (see cel_expr_fallback), else upstream's error."""
-        if cel_expr_fallback.unrepresentable(raw) or self._lacks_looked_up_domain(device) \
+        if cel_expr_fallback.cel_cpp_runtime_limit(raw) or self._lacks_looked_up_domain(device) \
                 or self._missed_domain(raw, device):
             answer = self._fallback_answer(device)
             if answer is not None:
@@ -693,6 +693,8 @@ def _go_equal(left: Any, right: Any) -> bool:
         if not (type(right) is dict and cel_expr_optionals.is_box(right)):
             return False
         (has, value), (other_has, other) = cel_expr_optionals.unbox(left), cel_expr_optionals.unbox(right)
+        if has and other_has and other is None and _library_value(value):
+            raise ValueError(_NO_SUCH_OVERLOAD)  # Optional.Equal calls the value's Equal: no null shortcut
         return has == other_has if not (has and other_has) else _go_equal(value, other)
     if type(right) is dict and cel_expr_optionals.is_box(right):
         if _library_value(left):
@@ -1348,10 +1350,22 @@ def _may_hold_library_value(kind: CelType | None) -> bool:
     """Whether a value of static type ``kind`` may be or contain a library value."""
     if kind is None:
         return True
-    if kind.kind in ("list", "map"):
+    if kind.kind in ("list", "map") or kind.name == "optional_type":
         return any(_may_hold_library_value(param) for param in kind.params)
     return kind.kind in ("dyn", "any", "type_param", "error") or (
         kind.kind == "message" and kind.name in _LIBRARY_TYPE_NAMES)
+
+
+def _checked_or_dyn(ast: CheckedAst, node: Expr) -> CelType | None:
+    """``node``'s checked type, or None (unknown) where cel-cpp inferred it from the other side
+    of an equality: the value of an optional of dyn (``l[?0].value() == 0``, ``.orValue(0)``)
+    is typed as the other operand, although at run time it may be a version or a quantity."""
+    if node.kind == "call" and node.name in ("value", "orValue") and node.operand is not None:
+        operand = ast.types.get(node.operand.id)
+        if operand is None or operand.kind in ("dyn", "any") or (
+                operand.name == "optional_type" and any(p.kind in ("dyn", "any") for p in operand.params)):
+            return None
+    return ast.types.get(node.id)
 
 
 def _may_be_double(kind: CelType | None) -> bool:
@@ -1420,7 +1434,7 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
             if (_unknown_scalar(left) and _unknown_scalar(right)) or _may_be_double(left) or _may_be_double(right):
                 renames[node.id] = f"dractl.@{name}"
         elif name in ("_==_", "_!=_", "@in") and len(node.args) == 2:
-            left, right = (types.get(arg.id) for arg in node.args)
+            left, right = (_checked_or_dyn(ast, arg) for arg in node.args)
             if not (_may_hold_library_value(left) or "kubernetes.Quantity" in f"{left}{right}"):
                 continue
             if name == "@in":
@@ -1495,6 +1509,21 @@ def _refuse_optionals_in_containers(ast: CheckedAst, renames: dict[int, Rename],
             detail = (f"not supported by dractl: {what} of a list or map holding an optional value "
                       "cannot be evaluated by the CEL engine cel-expr-python (use --cel-engine cel-python)")
             raise CelCompileError(detail, [CelError(detail, line, column)], kind="unsupported")
+
+
+def _compares_optionals_of_library_values(ast: CheckedAst) -> bool:
+    """Whether the selector compares lists or maps that may hold optionals of library values
+    (``[optional.of(dyn(v))] == [optional.of(1)]``): cel-go's element comparison fails there and
+    does not make the containers unequal, cel-cpp's is false, and the comparison cannot run in
+    Python (see _optional_boxes)."""
+    for node in ast.root.walk():
+        if node.kind == "call" and node.name in ("_==_", "_!=_", "@in") and len(node.args) == 2:
+            for arg in node.args:
+                kind = ast.types.get(arg.id)
+                if kind is not None and kind.kind in ("list", "map") and cel_expr_optionals.may_hold_optional(kind) \
+                        and _may_hold_library_value(kind):
+                    return True
+    return False
 
 
 def _optional_boxes(ast: CheckedAst, renames: dict[int, Rename]) -> dict[int, Wrap]:
@@ -1747,6 +1776,8 @@ class CelExprEngine:
         if _optional_domain_lookup_by_non_string(ast):
             fallback = cel_expr_fallback.fallback_program(expression, environment)
         if cel_expr_optionals.makes_optionals(ast.types):
+            if _compares_optionals_of_library_values(ast):
+                fallback = fallback or cel_expr_fallback.fallback_program(expression, environment)
             guards.update(_optional_boxes(ast, renames))
             try:
                 _refuse_optionals_in_containers(ast, renames, expression)

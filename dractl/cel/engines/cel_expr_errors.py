@@ -38,7 +38,11 @@ from dractl.records import Record
 _CASCADE = "*error*"
 _NO_OVERLOAD = r"^found no matching overload for '([^']+)' applied to '(.*)'$"
 _UNDECLARED = r"^undeclared reference to '([^']+)' \(in container '([^']*)'\)$"
-_UNDEFINED_FIELD = r"^undefined field '([^']*)' not found in struct '[^']*'$"
+_UNDEFINED_FIELD = r"^undefined field '([^']*)' not found in struct '([^']*)'$"
+# Upstream declares these library types as object types its type provider cannot resolve, and
+# the network library's as opaque types (k8s.io/apiserver pkg/cel/library).
+_UNRESOLVED_OBJECTS = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "kubernetes.NamedFormat"})
+_OPAQUE = frozenset({"net.IP", "net.CIDR"})
 _RANGE = (r"^expression of type '(.*)' cannot be the range of a comprehension "
           r"\(must be list, map, or dynamic\)$")
 _SELECT = r"^expression of type '(.*)' cannot be the operand of a select operation$"
@@ -357,6 +361,11 @@ def _reworded(err: CelError, tree: _Tree) -> list[CelError]:
     message = err.message
     field = re.match(_UNDEFINED_FIELD, message)
     if field:
+        struct = field.group(2)
+        if struct in _UNRESOLVED_OBJECTS:
+            return [CelError(f"unexpected failed resolution of '{struct}'", err.line, err.column)]
+        if struct in _OPAQUE:
+            return [CelError(f"type '{struct}' does not support field selection", err.line, err.column)]
         return [CelError(f"undefined field '{field.group(1)}'", err.line, err.column)]
     range_type = re.match(_RANGE, message)
     if range_type:

@@ -12,6 +12,15 @@ same environment:
   as a whole (``cel.bind(m, device.attributes, m["d"])``): upstream's maps answer it with an
   empty map, the device's maps as cel-cpp holds them fail (``no such key``). Only that device is
   handed over;
+- a list index other than an int (``l[dyn(1u)]``, ``l[?1.0]``, ``l[dyn(1.5)]``): cel-go takes a
+  uint or double that is an int64 exactly and names the index it refuses (``IndexOrError`` in
+  ``common/types/list.go``); cel-cpp's error names only its type, and its optional index takes
+  ints alone; likewise a double key a map lacks, which cel-cpp's text gives with six digits
+  (cel-go's with all). Only the device whose evaluation met it is handed over;
+- a field, index or optional lookup on a value that is neither map nor list (an attribute's
+  string or version, a dyn scalar, an optional): cel-go's qualifiers answer it with ``no such
+  key`` (none for ``.?``, ``[?]`` and ``has()``, ``refQualify`` in ``interpreter/attributes.go``),
+  cel-cpp fails it as it has no such overload or container. Only that device is handed over;
 - a list or map holding an optional on its way to a function dractl runs in Python
   (cel-expr-python cannot hand it over): the whole program runs in cel-python, with the default
   engine's checked tree and cost estimate;
@@ -37,6 +46,9 @@ if TYPE_CHECKING:
 
 #: cel-cpp's error for a map key of a type its maps cannot hold.
 UNREPRESENTABLE_KEY = "Invalid map key type"
+_CEL_CPP_RUNTIME_LIMITS = (UNREPRESENTABLE_KEY, "Index error: expected integer type, got ",
+                           "No matching overloads found : _[?_]", "No matching overloads found : _?._",
+                           "Applying SELECT to non-message type", "Invalid container type: ")
 
 # What cel-cpp's compile errors say where they are cel-cpp's limits.
 _CEL_CPP_LIMITS = (
@@ -52,9 +64,12 @@ _OTHER_MACRO_RESULT = (r"\.\s*(all|exists|exists_one|existsOne|map|filter|transf
                        r"\s*\(\s*(\w+\s*,\s*)?__result__\s*,")
 
 
-def unrepresentable(raw: str) -> bool:
-    """Whether cel-cpp's runtime error ``raw`` is a value cel-cpp cannot hold."""
-    return messages.strip_status(raw).startswith(UNREPRESENTABLE_KEY)
+def cel_cpp_runtime_limit(raw: str) -> bool:
+    """Whether cel-cpp's runtime error ``raw`` is a value cel-cpp cannot hold, a list index
+    cel-cpp takes otherwise than cel-go, or a double key not found, which cel-cpp's text gives
+    with six digits only."""
+    message = messages.strip_status(raw)
+    return message.startswith(_CEL_CPP_RUNTIME_LIMITS) or re.match(messages.DOUBLE_KEY_NOT_FOUND, message) is not None
 
 
 def cel_cpp_limit(error: CelCompileError, expression: str) -> bool:

@@ -310,6 +310,9 @@ def _is_dyn(t: Type) -> bool:
 #: anything and is accepted as a selector's result (never a false compile error).
 UNKNOWN = Type("?")
 _DYN_LIKE = frozenset({"dyn", "any", "*error*", "?"})
+# Library types upstream declares as object types its type provider cannot resolve (the network
+# library's are opaque types, which do not support field selection).
+_UNRESOLVED_OBJECTS = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "kubernetes.NamedFormat"})
 _DEVICE = Type("kubernetes.DRADevice")
 _NULLABLE = frozenset({"null", "dyn", "any", "*error*", "?"})
 
@@ -539,7 +542,7 @@ class Checker:
             if operand.kind != "select" or operand.variable:
                 self.syntax_error(operand, "invalid argument to has() macro")
                 return BOOL
-            self._select(operand, scope)
+            self._select(operand, scope, at=node)  # cel-go reports its errors at the macro
             return BOOL
         if kind == "index":
             target, key = (self.type_of(child, scope) for child in node.children)
@@ -624,7 +627,7 @@ class Checker:
                 return DYN  # upstream allows mixed literals here; its validator reports them later
         return joined if joined is not None else self.new_var()
 
-    def _select(self, node: Node, scope: dict[str, Type]) -> Type:
+    def _select(self, node: Node, scope: dict[str, Type], at: Node | None = None) -> Type:
         target_node = node.children[0]
         optional = node.variable == "?"
         if target_node.kind == "ident" and target_node.name == "device" and "device" not in scope:
@@ -634,13 +637,13 @@ class Checker:
         wrapped = target.name == "optional_type" and not target.var
         if wrapped:
             target = self.resolved(target.params[0])
-        result = self._field(node, target)
+        result = self._field(node, target, at or node)
         return optional_of(result) if (optional or wrapped) and result != ERROR else result
 
-    def _field(self, node: Node, target: Type) -> Type:
+    def _field(self, node: Node, target: Type, at: Node) -> Type:
         if target == _DEVICE:
             if node.name not in self.device_fields:
-                return self.error(node, f"undefined field '{node.name}'")
+                return self.error(at, f"undefined field '{node.name}'")
             if node.name in _DEVICE_FIELDS:
                 return _DEVICE_FIELDS[node.name]
             value = QUANTITY if node.name == "capacity" else self.attribute
@@ -649,7 +652,9 @@ class Checker:
             return DYN if target != UNKNOWN else UNKNOWN
         if target.name == "map":
             return target.params[1]
-        return self.error(node, f"type '{self.shown(target)}' does not support field selection")
+        if target.name in _UNRESOLVED_OBJECTS and not target.params:
+            return self.error(at, f"unexpected failed resolution of '{target.name}'")
+        return self.error(at, f"type '{self.shown(target)}' does not support field selection")
 
     def _macro(self, node: Node, scope: dict[str, Type]) -> Type:
         names = node.variable.split(",")
@@ -814,8 +819,8 @@ class Checker:
             final = [self.mapping.substitute(t, vars_to_dyn=True) for t in types]
             for element, actual in zip(elements[1:], final[1:], strict=True):
                 if not _equivalent(final[0], actual):
-                    found.append(CelError(f"expected type '{final[0]}' but found '{actual}'",
-                                          element.line, element.column))
+                    at = element.children[0] if element.kind == "optional" else element  # [?x]: at x
+                    found.append(CelError(f"expected type '{final[0]}' but found '{actual}'", at.line, at.column))
                     if stop:
                         break
         verify = format_check.verifier(self._go_type, self._elements)

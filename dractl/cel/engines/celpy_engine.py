@@ -30,7 +30,6 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -72,15 +71,18 @@ from dractl.cel.engines.celpy_values import (
     equal,
     failure,
     is_number,
+    is_value,
     type_name,
     type_of,
 )
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
+from dractl.cel.messages import go_float_text
 from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
 
 ENGINE_NAME = "cel-python"
 _ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
+_INT64_LIMIT = 2**63
 
 # cel-python logs every evaluation error it returns as a value; those are results here.
 logging.getLogger("celpy").setLevel(logging.CRITICAL)
@@ -94,15 +96,36 @@ def _optional_entry(container: Any, key: Any) -> Any:
         if not container.present:
             return container
         container = container.value
+    if isinstance(container, dict):  # a key it lacks is none; a value that is no key, an error
+        unqualified = None if isinstance(key, str) else celpy_maps.unqualified_type(key)
+        if unqualified is not None:
+            return failure(f"invalid qualifier type: {unqualified}")
+        if isinstance(container, _DomainMap):  # upstream's outer maps find every domain
+            return CelOptional(container[key], True)
+        found = _index(container, key)
+        return NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
+    if isinstance(container, list):  # out of range is none; an index a list cannot take, an error
+        position = _list_position(key)
+        if isinstance(position, CELEvalError):
+            return position
+        return CelOptional(container[position], True) if 0 <= position < len(container) else NONE
+    unqualified = celpy_maps.unqualified_type(key)  # a value that is no container has no entry
+    return failure(f"invalid qualifier type: {unqualified}") if unqualified is not None else NONE
+
+
+def _has_entry(container: Any, key: Any) -> Any:
+    """``has(container.key)`` as cel-go's presence test: a map's key, a list refuses the name,
+    any other value has no fields."""
+    if isinstance(container, CelOptional):
+        return _has_entry(container.value, key) if container.present else ct.BoolType(False)
     if isinstance(container, _DomainMap):  # upstream's outer maps find every domain
-        return CelOptional(container[key], True)
+        return ct.BoolType(True)
     if isinstance(container, dict):
-        found = _index(container, key)
-        return NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
+        return ct.BoolType(celpy_maps.contains(container, key))
     if isinstance(container, list):
-        found = _index(container, key)
-        return NONE if isinstance(found, CELEvalError) else CelOptional(found, True)
-    return failure("no such overload")
+        position = _list_position(key)
+        return position if isinstance(position, CELEvalError) else ct.BoolType(0 <= position < len(container))
+    return ct.BoolType(False)
 
 
 def _optional_of(value: Any) -> Any:
@@ -197,8 +220,13 @@ def _equal(left: Any, right: Any) -> Any:
 
 
 def _not_equal(left: Any, right: Any) -> Any:
-    result = _equal(left, right)
-    return result if isinstance(result, CELEvalError) else ct.BoolType(not result)
+    """cel-go's ``evalNe``: true unless the values are equal; a library value's refusal to be
+    compared with another type (an error for ``==``) is not equality."""
+    if isinstance(left, CELEvalError):
+        return left
+    if isinstance(right, CELEvalError):
+        return right
+    return ct.BoolType(equal(left, right) is not True)
 
 
 def _ordering(compare: Callable[[Any, Any], bool], name: str) -> Callable[[Any, Any], Any]:
@@ -260,13 +288,29 @@ def _index(container: Any, key: Any) -> Any:
         found, value = celpy_maps.find(container, key)
         return value if found else failure(f"no such key: {_go_text(key)}")
     if isinstance(container, list):
-        if not is_number(key) or (isinstance(key, float) and not key.is_integer()):
-            return failure("unsupported index type")
-        index = int(key)
-        if not 0 <= index < len(container):
-            return failure(f"index '{index}' out of range in list size '{len(container)}'")
-        return container[index]
-    return failure("no such overload")
+        position = _list_position(key)
+        if isinstance(position, CELEvalError):
+            return position
+        if not 0 <= position < len(container):
+            return failure(f"index out of bounds: {_go_text(key)}")
+        return container[position]
+    unqualified = celpy_maps.unqualified_type(key)  # cel-go qualifies any other value by key, and misses
+    return failure(f"invalid qualifier type: {unqualified}" if unqualified is not None else f"no such key: {_go_text(key)}")
+
+
+def _list_position(key: Any) -> Any:
+    """cel-go's ``IndexOrError``: a list takes an int, and a uint or double only when it is an
+    int64 exactly (``doubleToInt64Lossless`` excludes both ends of the int64 range)."""
+    if not is_number(key):
+        unqualified = celpy_maps.unqualified_type(key)
+        if unqualified is not None:
+            return failure(f"invalid qualifier type: {unqualified}")
+        return failure(f"unsupported index type '{type_name(key)}' in list")
+    if isinstance(key, float):
+        exact = key.is_integer() and -_INT64_LIMIT < key < _INT64_LIMIT
+    else:
+        exact = not isinstance(key, ct.UintType) or key < _INT64_LIMIT
+    return int(key) if exact else failure(f"unsupported index value {_go_text(key)} in list")
 
 
 # -- the quantity and semver libraries -------------------------------------------------------
@@ -774,7 +818,19 @@ class _Evaluator(Evaluator):
                 return member[ct.StringType(name.value)]
             except KeyError:
                 return failure(f"no such key: {name.value}")
-        return super().member_dot(tree)
+        if is_value(member):
+            return _index(member, ct.StringType(name.value))
+        return super().member_dot(tree)  # a qualified name: google.protobuf.Timestamp
+
+    def macro_has_eval(self, exprlist: Any) -> Any:
+        selection = _selection_of(exprlist)
+        if selection is None:  # the checker refuses any other argument
+            return failure("invalid argument to has() macro")
+        member_tree, name = selection.children
+        member = self.visit(member_tree)
+        if isinstance(member, CELEvalError):
+            return member
+        return _has_entry(member, ct.StringType(name.value))
 
     def member_dot_arg(self, tree: Any) -> Any:
         member_tree, name = tree.children[0], tree.children[1]
@@ -985,30 +1041,24 @@ def _optional_map(name: str, target: Any, variable: str, body: Any) -> Any:
     return value if isinstance(value, CelOptional) else failure(NO_SUCH_OVERLOAD)
 
 
+def _selection_of(tree: Any) -> Any:
+    """The ``member_dot`` tree that a has() argument's chain of one-child rules wraps, or None."""
+    while isinstance(tree, lark.Tree):
+        if tree.data == "member_dot":
+            return tree
+        if len(tree.children) != 1:
+            return None
+        tree = tree.children[0]
+    return None
+
+
 def _go_text(value: Any) -> str:
     """A value as Go's ``%v`` prints it in cel-go's messages."""
     if isinstance(value, bool | ct.BoolType):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _go_float_text(value)
+        return go_float_text(float(value))
     return str(value)
-
-
-def _go_float_text(value: float) -> str:
-    """Go's ``%v`` of a float64: the shortest digits, in exponent form below 1e-4 or from 1e21."""
-    if value != value:
-        return "NaN"
-    if value in (math.inf, -math.inf):
-        return "+Inf" if value > 0 else "-Inf"
-    digits = Decimal(repr(float(value)))
-    exponent = digits.adjusted()
-    if exponent < -4 or exponent >= 21:
-        mantissa, _, power = f"{digits:e}".partition("e")
-        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-        sign, number = power[0], power[1:].lstrip("0") or "0"
-        return f"{mantissa}e{sign}{number.rjust(2, '0')}"
-    text = f"{digits:f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 _MACRO_LOOPS: dict[str, Callable[[list[dict[str, Any]], list[Any], Any], Any]] = {

@@ -174,7 +174,8 @@ def _scientific(number: float, width: int) -> str:
 
 def _as_string(value: Any) -> str:
     """``%s`` of a value (cel-go's FormatString)."""
-    from dractl.cel.engines.celpy_library import go_float_text, to_string
+    from dractl.cel.engines.celpy_library import to_string
+    from dractl.cel.messages import go_float_text
 
     name = type_name(value)
     if name in ("list", "map"):

@@ -32,6 +32,7 @@ from dractl.cel.engines.celpy_values import (
     type_name,
 )
 from dractl.cel.formats import FORMATS, NamedFormat
+from dractl.cel.messages import go_float_text
 from dractl.cel.network import CIDR, IP, NetworkError, is_canonical_ip, parse_cidr, parse_ip
 from dractl.cel.urls import URL, URLError, is_url, parse_url
 
@@ -352,38 +353,6 @@ def to_double(value: Any) -> Any:
         except (ValueError, OverflowError):
             return _conversion_error("string", "double")
     return _conversion_overload("double", value)
-
-
-def go_float_text(value: float) -> str:
-    """Go's ``strconv.FormatFloat(value, 'g', -1, 64)``, as cel-go's ``string(double)`` writes it."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if str(value).startswith("-") else "0"
-    digits, exponent = _shortest_digits(abs(value))
-    sign = "-" if value < 0 else ""
-    if exponent < -4 or exponent >= 6:  # Go uses precision 6 for this decision in the shortest form
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if exponent < 0:
-        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-    if exponent + 1 >= len(digits):
-        return sign + digits + "0" * (exponent + 1 - len(digits))
-    return f"{sign}{digits[:exponent + 1]}.{digits[exponent + 1:]}"
-
-
-def _shortest_digits(value: float) -> tuple[str, int]:
-    """The shortest decimal digits that read back as ``value`` and the exponent of the first."""
-    mantissa, _, exponent = f"{value:.17e}".partition("e")
-    for precision in range(1, 18):
-        text = f"{value:.{precision - 1}e}"
-        if float(text) == value:
-            mantissa, _, exponent = text.partition("e")
-            break
-    digits = mantissa.replace(".", "").rstrip("0") or "0"
-    return digits, int(exponent)
 
 
 def to_string(value: Any) -> Any:

@@ -110,12 +110,28 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def is_value(value: Any) -> bool:
+    """Whether ``value`` is a CEL value (not a part of a qualified name being resolved)."""
+    return type(value) in LIBRARY_TYPES or isinstance(value, list | ct.MapType) or any(
+        isinstance(value, python_type) for python_type, _ in _TYPE_NAMES)
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool | ct.BoolType)
 
 
 def equal(left: Any, right: Any) -> bool | None:
-    """cel-go's ``left.Equal(right)``: True, False, or None for ``no such overload``."""
+    """cel-go's ``types.Equal(left, right)``: True, False, or None for ``no such overload``; null
+    equals null alone."""
+    if left is None or right is None:
+        return left is None and right is None
+    return _equal_method(left, right)
+
+
+def _equal_method(left: Any, right: Any) -> bool | None:
+    """cel-go's ``left.Equal(right)`` (no null shortcut: a version's ``Equal(null)`` fails)."""
+    if left is None:
+        return right is None
     left_type = type(left)
     if left_type is type(right) and left_type in (ct.StringType, ct.BoolType, ct.IntType):
         return bool(left == right)
@@ -133,11 +149,9 @@ def equal(left: Any, right: Any) -> bool | None:
             return False
         if len(left) != len(right):
             return False
-        for a, b in zip(left, right, strict=True):
-            same = equal(a, b)
-            if same is not True:
-                return same
-        return True
+        # cel-go's baseList.Equal stops at an element that is unequal, not at one whose
+        # comparison fails: [semver("1.0.0")] == [1] is true
+        return all(equal(a, b) is not False for a, b in zip(left, right, strict=True))
     if isinstance(left, dict):
         if not isinstance(right, dict):
             return False
@@ -149,16 +163,15 @@ def equal(left: Any, right: Any) -> bool | None:
             found, other = find(right, key)  # cel-go: otherMap.Find(key), a Go map lookup
             if not found:
                 return False
-            same = equal(value, other)
-            if same is not True:
-                return same
+            if equal(value, other) is False:  # as for lists: a failed comparison is no inequality
+                return False
         return True
     if isinstance(left, CelOptional):
         if not isinstance(right, CelOptional):
             return False
         if left.present != right.present:
             return False
-        return True if not left.present else equal(left.value, right.value)
+        return True if not left.present else _equal_method(left.value, right.value)  # Optional.Equal
     if type_name(left) != type_name(right):
         return False
     return bool(left == right)

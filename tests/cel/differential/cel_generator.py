@@ -1051,6 +1051,117 @@ def _device_maps_whole(g: Gen) -> str:
     ))
 
 
+def _indexing(g: Gen) -> str:
+    """Indexing lists and maps: in and out of range, negative, computed and dyn indexes, uint and
+    double indexes (cel-go takes an integral double as a list index and a numerically equal key in
+    a map), optional indexing, and what the checker refuses."""
+    r = g.r
+    lists = ("[1, 2]", "['a', 'b', 'c']", "[]", "[[1], [2, 3]]", "dyn([1, 2])", "[1, 2].map(x, x * 2)",
+             f"[{g.attr('int')}]", g.list_attr(), "dyn(['a'])")
+    maps = ("{1: 'a', 2: 'b'}", "{'k': 1, 'l': 2}", "dyn({1: 'a', 2u: 'b', 'k': 'c', true: 'd'})", "{1u: 'a'}",
+            "{1.5: 'a', 2.0: 'b'}", "dyn({'k': 1})", f"device.attributes[{_quote(DRIVER)}]", "device.capacity")
+    indexes = ("0", "1", "2", "5", "-1", "1u", "1.0", "1.5", "-1.0", "2.0", "'a'", "true", "null", "dyn(1)",
+               "dyn(1u)", "dyn(1.0)", "dyn(1.5)", "dyn(-1.0)", "dyn(5.0)", "dyn('a')", "dyn(true)", "dyn(null)",
+               "1 + 1", g.attr("int"), "dyn(9223372036854775807)", "dyn(18446744073709551615u)", "dyn(1e300)")
+    keys = ("1", "2", "3", "1u", "2u", "1.0", "1.5", "2.0", "'k'", "'missing'", "true", "null", "dyn(1)", "dyn(2u)",
+            "dyn(1.0)", "dyn(2.5)", "dyn('k')", "dyn(true)", "'model'", "'memory'", _quote(DRIVER))
+    a_list, an_index = r.choice(lists), r.choice(indexes)
+    a_map, a_key = r.choice(maps), r.choice(keys)
+    return r.choice((
+        f"{a_list}[{an_index}] == {r.choice(('1', '2', chr(39) + 'a' + chr(39), '[1]'))}",
+        f"{a_list}[{an_index}] != null",
+        f"{a_list}[?{an_index}].hasValue()",
+        f"{a_list}[?{an_index}].orValue(0) == 0",
+        f"{a_list}[?{an_index}] == optional.none()",
+        f"true || {a_list}[{an_index}] == 1",
+        f"{a_list}.size() > 0 && {a_list}[{an_index}] == {a_list}[0]",
+        f"{a_map}[{a_key}] == {r.choice(('1', chr(39) + 'a' + chr(39), chr(39) + 'b' + chr(39)))}",
+        f"{a_map}[?{a_key}].hasValue()",
+        f"{a_map}[?{a_key}].orValue('z') == 'a'",
+        f"{a_key} in {a_map}",
+        f"{a_map}.?k.hasValue()",
+        f"has({a_map}.k)",
+        f"{a_map}[{a_key}][{an_index}] == 1",
+        f"cel.bind(i, {an_index}, {a_list}[i] == 1)",
+        f"[{a_list}][0][{an_index}] == 1",
+    ))
+
+
+def _selection(g: Gen) -> str:
+    """Field selection, has(), optional selection and indexing on values that are no map or list
+    (an attribute's string, int, bool or version, a dyn scalar, an optional), where cel-go's
+    qualifiers answer "no such key" or none, and on lists, which take no field name."""
+    r = g.r
+    targets = (g.attr("string"), g.attr("int"), g.attr("bool"), g.attr("version"), g.attr(), g.list_attr(),
+               "dyn(1)", "dyn('s')", "dyn(true)", "dyn(null)", "dyn([1])", "dyn({'foo': 1})", "dyn(semver('1.0.0'))",
+               "dyn(quantity('1'))", "dyn(optional.of(1))", "dyn(optional.none())", "dyn(b'a')",
+               "dyn(duration('1s'))", "dyn(2.5)", "dyn(1u)", "[1][0]", "device.driver", g.cap())
+    target = r.choice(targets)
+    return r.choice((
+        f"{target}.foo == 1",
+        f"has({target}.foo)",
+        f"{target}.?foo.hasValue()",
+        f"{target}.?foo.orValue(1) == 1",
+        f"{target}[0] == 1",
+        f"{target}['foo'] == 1",
+        f"{target}[?0].hasValue()",
+        f"{target}[?'foo'].hasValue()",
+        f"{target}.foo.bar == 1",
+        f"has({target}.foo.bar)",
+        f"{target}.?foo.?bar.orValue(1) == 1",
+        f"true || {target}.foo == 1",
+        f"{target}[dyn({r.choice(('0', '1.5', chr(39) + 'foo' + chr(39), 'quantity(' + chr(39) + '1' + chr(39) + ')'))})] == 1",
+    ))
+
+
+def _library_equality(g: Gen) -> str:
+    """Equality of library values (versions, quantities, URLs, IPs) with values of another type,
+    where cel-go's ``==`` fails, ``!=`` is true, and a list or map comparison goes on past an
+    element it cannot compare; also through optionals and list attributes' elements."""
+    r = g.r
+    value = r.choice(("semver('1.0.0')", "quantity('1')", "url('http://x')", "ip('10.0.0.1')", "cidr('10.0.0.0/8')",
+                      g.attr("version"), g.cap()))
+    other = r.choice(("1", "'1.0.0'", "semver('1.0.0')", "quantity('1')", "1.0", "true", "null", "[1]", value))
+    held = f"dyn({value})"
+    return r.choice((
+        f"{held} {r.choice(('==', '!='))} {other}",
+        f"{other} {r.choice(('==', '!='))} {held}",
+        f"[{held}] {r.choice(('==', '!='))} [{other}]",
+        f"[{held}, 2] == [{other}, {r.choice(('2', '3'))}]",
+        f"{{'a': {held}}} {r.choice(('==', '!='))} {{'a': {other}}}",
+        f"optional.of({held}) {r.choice(('==', '!='))} optional.of({other})",
+        f"[optional.of({held})] {r.choice(('==', '!='))} [optional.of({other})]",
+        f"{other} in [{held}]",
+        f"{held} in [{other}, {held}]",
+        f"[{held}].exists(x, x {r.choice(('==', '!='))} {other})",
+        f"{g.list_attr()}[?0].{r.choice(('value()', 'orValue(0)'))} {r.choice(('==', '!='))} {other}",
+        f"[{held}][?0].orValue({other}) == {other}",
+    ))
+
+
+def _literals(g: Gen) -> str:
+    """List and map literals whose elements differ in type (cel-go's homogeneous aggregate
+    literal check): nulls, optionals and optional entries (``[?x]``, ``{?k: v}``), nested lists,
+    times, dyn elements."""
+    r = g.r
+    items = ("1", "2u", "1.5", "'a'", "null", "true", "optional.of(1)", "optional.of('a')", "optional.none()",
+             "?optional.of(1)", "?optional.of('a')", "?optional.none()", "[1]", "[null]", "[]", "dyn(1)",
+             "timestamp(0)", "duration('1s')", g.attr(), "{}")
+    first, second = r.choice(items), r.choice(items)
+    plain = [item for item in items if not item.startswith("?")]
+    key, other_key = r.choice(("1", "'a'", "true", "2u", "?1", "?'a'")), r.choice(("2", "'b'", "false", "3u"))
+    value, other_value = r.choice(plain), r.choice(plain)
+    optional_value = r.choice(("optional.of(1)", "optional.of('a')", "optional.none()"))
+    return r.choice((
+        f"[{first}, {second}].size() == 2",
+        f"[{first}, {second}, {r.choice(items)}].size() > 0",
+        f"{{{'?' + key.lstrip('?') if key.startswith('?') else key}: {optional_value if key.startswith('?') else value}, "
+        f"{other_key}: {other_value}}}.size() == 2",
+        f"{{'a': {value}, 'b': {other_value}}}.size() == 2",
+        f"[[{first.lstrip('?')}], [{second.lstrip('?')}]].size() == 2",
+    ))
+
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -1083,6 +1194,10 @@ TOPICS: dict[str, Topic] = {
     "map-keys": _map_keys,
     "dyn-conversions": _dyn_conversions,
     "device-maps-whole": _device_maps_whole,
+    "indexing": _indexing,
+    "selection": _selection,
+    "library-equality": _library_equality,
+    "literals": _literals,
 }
 # The topics "random" combines (a fixed list: a new topic does not change the random cases).
 COMBINABLE = (
