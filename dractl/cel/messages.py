@@ -53,7 +53,6 @@ def snippet_for(expression: str, line: int, column: int) -> list[str]:
 
 
 _CPP_CALL = r"^(?:\((?P<target>[^()]*)\)\.)?(?P<name>[^(]+)\((?P<args>.*)\)$"
-_ORDERING_OPERATORS = frozenset({"_<_", "_<=_", "_>_", "_>=_"})
 # Conversions whose runtime dispatch names the argument type; a bytes value reaching one at run
 # time is a library value (a version attribute: quantities and network values are typed).
 _CONVERSIONS = frozenset({"int", "uint", "double", "string", "bool", "bytes"})
@@ -71,6 +70,30 @@ _GO_TYPE_NAMES = {"int64": "int", "uint64": "uint", "bytes": "kubernetes.Semver"
                   "timestamp": "google.protobuf.Timestamp"}
 
 
+# cel-go dispatches an operator on a dyn operand by the left operand's traits (common/types):
+# where the left operand lacks the operator's trait and is no receiver (strings, durations and
+# timestamps are), the error names the operator; where the right operand is of the wrong type,
+# it does not. The left operand types answered without the name, by operator (read off the
+# upstream binary over every pair of types):
+_ARITHMETIC = frozenset({"int", "uint", "double", "string", "google.protobuf.Duration", "google.protobuf.Timestamp"})
+_ORDERED = _ARITHMETIC | {"bytes", "bool"}
+_OPERATOR_TRAITS = {
+    "_+_": _ARITHMETIC | {"bytes", "list"}, "_-_": _ARITHMETIC, "_*_": _ARITHMETIC, "_/_": _ARITHMETIC,
+    "_%_": _ARITHMETIC - {"double"}, "-_": _ARITHMETIC - {"uint"} | {"bool"},
+    **dict.fromkeys(("_<_", "_<=_", "_>_", "_>=_"), _ORDERED),
+}
+#: cel-cpp's spelling of a runtime type in its no-overload texts → CEL's name.
+_CPP_RUNTIME_TYPES = {"int64": "int", "uint64": "uint", "duration": "google.protobuf.Duration",
+                      "timestamp": "google.protobuf.Timestamp", "*opaque*": "optional_type"}
+
+
+def operator_error(operator: str, left_type: str) -> str:
+    """cel-go's runtime error for ``operator`` whose left operand is of CEL type ``left_type``
+    (``int``, ``list``, ``kubernetes.Semver``, ...) and which no overload takes."""
+    plain = _OPERATOR_TRAITS.get(operator)
+    return "no such overload" if plain is None or left_type in plain else f"no such overload: {operator}"
+
+
 def _no_such_overload(call: str) -> str:
     """cel-go's text for cel-cpp's ``No matching overloads found : NAME(TYPES)``: the standard
     library's trait-based functions name only themselves (``size``; an ordering whose left
@@ -83,8 +106,11 @@ def _no_such_overload(call: str) -> str:
     types = [t.strip() for t in ((match.group("target") or "") + "," + match.group("args")).split(",") if t.strip()]
     if name == "size":
         return "no such overload: size"
-    if name in _ORDERING_OPERATORS and types and types[0] == "bytes":
-        return f"no such overload: {name}"
+    if name in _OPERATOR_TRAITS and types:
+        # a bytes operand is mostly a library value (cel-cpp carries those as bytes); the default
+        # engine asks cel-python where the two differ (see cel_expr_fallback)
+        left = "kubernetes.Semver" if types[0] == "bytes" else _CPP_RUNTIME_TYPES.get(types[0], types[0])
+        return operator_error(name, left)
     if name in _CONVERSIONS and types == ["bytes"]:
         return f"no such overload: {name}(kubernetes.Semver)"
     go_types = [_GO_TYPE_NAMES.get(t, t) for t in types]

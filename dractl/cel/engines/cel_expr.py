@@ -36,14 +36,17 @@ from dractl.cel.ast import (
     Expr,
     Rename,
     Wrap,
+    build_bind,
     build_call,
     build_ident,
     build_map,
     build_select,
     build_string,
+    call_operand,
     decode_checked,
     decode_parsed,
     rename_calls,
+    replace_call_operand,
 )
 from dractl.cel.call_text import argument_ends
 from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
@@ -746,9 +749,42 @@ def _go_not_equal(left: Any, right: Any) -> bool:
         return True
 
 
+def _unhashable(item: Any) -> str | None:
+    """The Go type of ``item`` when a Go map cannot hash it (a version, a format, bytes)."""
+    if type(item) in _BYTES_TYPES:
+        if not item or item[0] not in _GO_TYPES:
+            return "types.Bytes"
+        return _GO_TYPES[item[0]] if item[0] in cel_expr_panics.UNHASHABLE_TOKENS else None
+    return None
+
+
+def _hash_panic(item: Any) -> None:
+    """cel-go's panic where a Go map lookup hashes ``item`` (see cel_expr_panics)."""
+    go_type = _unhashable(item)
+    if go_type is not None:
+        message = f"runtime error: hash of unhashable type {go_type}"
+        cel_expr_panics.record(message)
+        raise ValueError(f"internal error: {message}")
+
+
+def _map_has_key(container: dict[Any, Any], item: Any) -> bool:
+    """cel-go's ``Find`` in a map literal's Go map: the key itself, then an int, uint or
+    integral double of the same value; a bool is never a number."""
+    if type(item) is bool:
+        return any(type(key) is bool and key == item for key in container)
+    if type(item) is float:
+        if not item.is_integer():
+            return False
+        item = int(item)
+    if type(item) in (int, str):
+        return any(type(key) is type(item) and key == item for key in container)
+    return False
+
+
 def _go_in(item: Any, container: Any) -> bool:
     if type(container) is dict:
-        return item in container if type(item) in (str, int, bool) else False
+        _hash_panic(item)
+        return _map_has_key(container, item)
     if type(container) is not list:
         raise ValueError(_NO_SUCH_OVERLOAD)
     for element in container:
@@ -761,11 +797,12 @@ def _go_in(item: Any, container: Any) -> bool:
 
 
 def _go_in_constant_list(item: Any, container: Any) -> bool:
-    # cel-go looks a literal list up as a hash set, and library values do not hash: a panic
-    if _library_value(item):
-        message = f"runtime error: hash of unhashable type {_GO_TYPES[item[0]]}"
-        cel_expr_panics.record(message)
-        raise ValueError(f"internal error: {message}")
+    """cel-go looks ``item`` up in a constant list of primitives as a hash set
+    (``maybeOptimizeSetMembership``): a version, a format or bytes do not hash (a panic); any
+    other value that is no primitive is in no such set."""
+    _hash_panic(item)
+    if _library_value(item) or type(item) in (list, dict) or item is None:
+        return False
     return _go_in(item, container)
 
 
@@ -1275,7 +1312,7 @@ def _go_ordering(operator: str, wanted: Callable[[int], bool]) -> Callable[[Any,
     """An ordering of two operands whose static types say nothing: a library value on the left
     has no ordering (``no such overload: _<_``), mismatched types have none either."""
     def call(left: Any, right: Any) -> bool:
-        if _library_value(left) or cel_expr_optionals.is_box(left):
+        if not _orderable(left):  # null, a list, a map, an optional, a library value: no Comparer
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: {operator}")
         if (type(left) is float and left != left) or (type(right) is float and right != right):
             raise ValueError("NaN values cannot be ordered")  # cel-go's Double.Compare
@@ -1354,6 +1391,29 @@ def _may_hold_library_value(kind: CelType | None) -> bool:
         return any(_may_hold_library_value(param) for param in kind.params)
     return kind.kind in ("dyn", "any", "type_param", "error") or (
         kind.kind == "message" and kind.name in _LIBRARY_TYPE_NAMES)
+
+
+#: Conversions cel-go evaluates when it plans a call of them on constants.
+_FOLDED_CONVERSIONS = frozenset({"int", "uint", "double", "string", "bool", "bytes", "dyn"})
+_PRIMITIVE_KINDS = frozenset({"bool", "int", "uint", "double", "string"})
+
+
+def _constant_primitive_list(ast: CheckedAst, node: Expr) -> bool:
+    """Whether ``node`` is a non-empty list literal cel-go plans as a constant of primitives (no
+    bytes): literals and conversions of them (``[dyn(1.5)]``, ``[int('1')]``, not ``[1 + 1]``)."""
+    def folded(element: Expr) -> bool:
+        if element.kind == "const":
+            return True
+        return element.kind == "call" and element.operand is None and element.name in _FOLDED_CONVERSIONS \
+            and len(element.args) == 1 and folded(element.args[0])
+
+    def kind_of(element: Expr) -> str:
+        while element.kind == "call" and element.name == "dyn":
+            element = element.args[0]
+        return ast.type_of(element).kind
+
+    return node.kind == "list" and bool(node.args) and not node.optional_entries and all(
+        folded(element) and kind_of(element) in _PRIMITIVE_KINDS for element in node.args)
 
 
 def _checked_or_dyn(ast: CheckedAst, node: Expr) -> CelType | None:
@@ -1438,11 +1498,55 @@ def _runtime_renames(ast: CheckedAst) -> dict[int, Rename]:
             if not (_may_hold_library_value(left) or "kubernetes.Quantity" in f"{left}{right}"):
                 continue
             if name == "@in":
-                constant = node.args[1].kind == "list" and all(e.kind == "const" for e in node.args[1].args)
-                renames[node.id] = "dractl.@in_constant_list" if constant else "dractl.@in"
+                renames[node.id] = "dractl.@in_constant_list" if _constant_primitive_list(ast, node.args[1]) \
+                    else "dractl.@in"
             else:
                 renames[node.id] = "dractl.@equals" if name == "_==_" else "dractl.@not_equals"
     return renames
+
+
+def _addition_guards(ast: CheckedAst) -> dict[int, Wrap]:
+    """``a + b`` where cel-cpp could concatenate two bytes that are not both bytes to cel-go (a
+    version or quantity is bytes here): checked first, as cel-go's traits answer it."""
+    found: dict[int, Wrap] = {}
+    for node in ast.root.walk():
+        if node.kind == "call" and node.name == "_+_" and len(node.args) == 2:
+            left, right = (ast.types.get(arg.id) for arg in node.args)
+            if (_unknown_scalar(left) and _may_be_bytes(right)) or (_unknown_scalar(right) and _may_be_bytes(left)):
+                found[node.id] = _checked_addition
+    return found
+
+
+def _may_be_bytes(kind: CelType | None) -> bool:
+    return _unknown_scalar(kind) or (kind is not None and kind.kind == "bytes")
+
+
+def _checked_addition(expr: bytes, fresh: Callable[[], int]) -> bytes:
+    left, right = f"@dractl.addend{fresh()}", f"@dractl.addend{fresh()}"
+
+    def library(name: str) -> bytes:  # && absorbs the no-overload error of a value that is no bytes
+        return build_call(fresh, "_&&_", build_call(fresh, "_==_", build_call(fresh, "type", build_ident(fresh, name)),
+                                                    build_ident(fresh, "bytes")),
+                          build_call(fresh, "dractl.library_token", build_ident(fresh, name)))
+
+    def fail(text: str) -> bytes:
+        return build_call(fresh, "dractl.no_overload", build_string(fresh, text))
+
+    added = replace_call_operand(replace_call_operand(expr, 0, build_ident(fresh, left)), 1, build_ident(fresh, right))
+    body = build_call(fresh, "_?_:_", library(left), fail(f"{_NO_SUCH_OVERLOAD}: _+_"),
+                      build_call(fresh, "_?_:_", library(right), fail(_NO_SUCH_OVERLOAD), added))
+    return build_bind(fresh, left, call_operand(expr, 0), build_bind(fresh, right, call_operand(expr, 1), body))
+
+
+def _no_overload(text: str) -> bool:
+    raise ValueError(text)
+
+
+_ADDITION_CHECKS = [
+    cel.FunctionDecl("dractl.library_token", [cel.Overload("dractl_library_token", T.BOOL, [T.BYTES],
+                                                           impl=lambda value: _library_value(value))]),
+    cel.FunctionDecl("dractl.no_overload", [cel.Overload("dractl_no_overload", T.DYN, [T.STRING], impl=_no_overload)]),
+]
 
 
 def _domain_default(lookup: Expr, key: Expr | str) -> Wrap:
@@ -1704,7 +1808,7 @@ class CelExprEngine:
                                                           *_strings_runtime(), *_format_runtime(),
                                                           *_ORDERING_RUNTIME, _LISTS_RANGE, _DURATION_MILLISECONDS, _DYN_MILLISECONDS,
                                                           _GO_DURATION_TEXT,
-                                                          *cel_expr_panics.DECLARATIONS,
+                                                          *cel_expr_panics.DECLARATIONS, *_ADDITION_CHECKS,
                                                           *cel_expr_operands.declarations(
                                                               token_type_name, _library_value, go_type_name,
                                                               _NETWORK_TEXT)])],
@@ -1772,6 +1876,7 @@ class CelExprEngine:
         renames = _runtime_renames(ast)
         guards = cel_expr_panics.guards(ast.root, ast.overloads,
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
+        guards.update(_addition_guards(ast))
         fallback = None
         if _optional_domain_lookup_by_non_string(ast):
             fallback = cel_expr_fallback.fallback_program(expression, environment)
@@ -1797,7 +1902,8 @@ class CelExprEngine:
             first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1)
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
         # Only a program that can panic as cel-go does looks for a recorded panic.
-        kind = _PanickingProgram if guards or "dractl.@in_constant_list" in renames.values() else _CelExprProgram
+        panicking = guards or any(name in ("dractl.@in_constant_list", "dractl.@in") for name in renames.values())
+        kind = _PanickingProgram if panicking else _CelExprProgram
         if fallback is not None:
             kind = _FallbackProgram
         program = kind(self, runtime_tree, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)

@@ -21,6 +21,9 @@ same environment:
   string or version, a dyn scalar, an optional): cel-go's qualifiers answer it with ``no such
   key`` (none for ``.?``, ``[?]`` and ``has()``, ``refQualify`` in ``interpreter/attributes.go``),
   cel-cpp fails it as it has no such overload or container. Only that device is handed over;
+- a duration negated at run time (``-dyn(d)``: cel-cpp has no such overload), and an operator
+  whose left operand is bytes to cel-cpp (a bytes value or a library value, which cel-go's
+  traits answer with different texts). Only that device is handed over;
 - a list or map holding an optional on its way to a function dractl runs in Python
   (cel-expr-python cannot hand it over): the whole program runs in cel-python, with the default
   engine's checked tree and cost estimate;
@@ -48,7 +51,11 @@ if TYPE_CHECKING:
 UNREPRESENTABLE_KEY = "Invalid map key type"
 _CEL_CPP_RUNTIME_LIMITS = (UNREPRESENTABLE_KEY, "Index error: expected integer type, got ",
                            "No matching overloads found : _[?_]", "No matching overloads found : _?._",
-                           "Applying SELECT to non-message type", "Invalid container type: ")
+                           "Applying SELECT to non-message type", "Invalid container type: ",
+                           "No matching overloads found : -_(duration)")
+# An operator whose left operand cel-cpp holds as bytes: a bytes value or a library value, which
+# cel-go's traits answer differently.
+_BYTES_OPERAND = r"^No matching overloads found : (_\+_|_[<>]=?_)\(bytes,"
 
 # What cel-cpp's compile errors say where they are cel-cpp's limits.
 _CEL_CPP_LIMITS = (
@@ -69,7 +76,8 @@ def cel_cpp_runtime_limit(raw: str) -> bool:
     cel-cpp takes otherwise than cel-go, or a double key not found, which cel-cpp's text gives
     with six digits only."""
     message = messages.strip_status(raw)
-    return message.startswith(_CEL_CPP_RUNTIME_LIMITS) or re.match(messages.DOUBLE_KEY_NOT_FOUND, message) is not None
+    return message.startswith(_CEL_CPP_RUNTIME_LIMITS) or re.match(messages.DOUBLE_KEY_NOT_FOUND, message) is not None \
+        or re.match(_BYTES_OPERAND, message) is not None
 
 
 def cel_cpp_limit(error: CelCompileError, expression: str) -> bool:

@@ -58,6 +58,8 @@ def _size_operand(library_value: Callable[[Any], bool]) -> Callable[[Any], Any]:
     def call(value: Any) -> Any:
         if library_value(value) or is_box(value):  # the size dispatcher names only the function
             raise ValueError(f"{_NO_SUCH_OVERLOAD}: size")
+        if type(value) in _TIME_TYPES:  # receivers without a size (and no value to hand back)
+            raise ValueError(_NO_SUCH_OVERLOAD)
         return value
     return call
 

@@ -46,7 +46,7 @@ _TOKEN_GO_TYPES = {ord("q"): "cel.Quantity", ord("s"): "cel.Semver", ord("i"): "
 # these types have Add (traits.Adder), so they lack Contains.
 _ADDERS = frozenset({"types.Int", "types.Uint", "types.Double", "types.String", "types.Bytes", "types.Duration",
                      "types.Timestamp"})
-_UNHASHABLE_KEYS = frozenset({ord("s"), ord("f")})  # cel.Semver and cel.Format hold slices and funcs
+UNHASHABLE_TOKENS = frozenset({ord("s"), ord("f")})  # cel.Semver and cel.Format hold slices and funcs
 
 
 def record(message: str) -> None:
@@ -94,7 +94,7 @@ def _token_panic(kind: str, token: Any) -> bool:
 
 
 def _map_key(key: Any) -> Any:
-    if key and key[0] in _UNHASHABLE_KEYS:
+    if key and key[0] in UNHASHABLE_TOKENS:
         record(f"runtime error: hash of unhashable type {_TOKEN_GO_TYPES[key[0]]}")
     return key
 

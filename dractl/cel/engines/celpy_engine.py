@@ -61,7 +61,6 @@ from dractl.cel.engines.celpy_syntax import MACROS, TYPE_IDENTIFIERS
 from dractl.cel.engines.celpy_time import TIME_FUNCTIONS
 from dractl.cel.engines.celpy_values import (
     GO_TYPES,
-    LIBRARY_TYPES,
     NO_SUCH_OVERLOAD,
     NONE,
     CelOptional,
@@ -248,9 +247,7 @@ def _ordering(compare: Callable[[Any, Any], bool], name: str) -> Callable[[Any, 
         if type_name(left) == type_name(right) and type_name(left) in (
                 "string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"):
             return ct.BoolType(compare(left, right))
-        if type(left) in LIBRARY_TYPES:  # a Kubernetes type has no ordering at all
-            return failure(f"{NO_SUCH_OVERLOAD}: {name}")
-        return failure(NO_SUCH_OVERLOAD)
+        return failure(messages.operator_error(name, type_name(left)))
 
     return operator
 
@@ -621,18 +618,32 @@ def _numeric_kind(value: Any) -> str:
     return "uint" if isinstance(value, ct.UintType) else "double" if isinstance(value, float) else "int"
 
 
-def _operands(function: Callable[..., Any]) -> Callable[..., Any]:
+_NUMBERS = (("int", "int"), ("uint", "uint"), ("double", "double"))
+_DURATION, _TIMESTAMP = "google.protobuf.Duration", "google.protobuf.Timestamp"
+#: The operand types cel-go's overloads of each arithmetic operator take (common/types).
+_OPERAND_TYPES: dict[str, frozenset[tuple[str, ...]]] = {
+    "_+_": frozenset({*_NUMBERS, ("string", "string"), ("bytes", "bytes"), ("list", "list"), (_DURATION, _DURATION),
+                      (_DURATION, _TIMESTAMP), (_TIMESTAMP, _DURATION)}),
+    "_-_": frozenset({*_NUMBERS, (_DURATION, _DURATION), (_TIMESTAMP, _TIMESTAMP), (_TIMESTAMP, _DURATION)}),
+    "_*_": frozenset(_NUMBERS), "_/_": frozenset(_NUMBERS), "_%_": frozenset(_NUMBERS[:2]),
+    "-_": frozenset({("int",), ("double",), (_DURATION,)}),
+}
+
+
+def _operands(function: Callable[..., Any], name: str) -> Callable[..., Any]:
     """An arithmetic operator as cel-go dispatches it: an operand's error is the result (the left
-    one first), numbers of different kinds have no overload (``1 + 1u``)."""
+    one first), numbers of different kinds have no overload (``1 + 1u``), and where no overload
+    takes the operands the error names the operator if the left one lacks its trait."""
 
     def call(*operands: Any) -> Any:
         for value in operands:
             if isinstance(value, CELEvalError):
                 return value
-        if len(operands) == 2 and all(is_number(value) for value in operands) and (
-                _numeric_kind(operands[0]) != _numeric_kind(operands[1])):
-            return failure(NO_SUCH_OVERLOAD)
-        return function(*operands)
+        kinds = tuple(type_name(value) for value in operands)
+        if kinds not in _OPERAND_TYPES[name]:
+            return failure(messages.operator_error(name, kinds[0]))
+        result = function(*operands)
+        return ct.StringType(result) if type(result) is str else result  # Python's + makes a plain str
 
     return call
 
@@ -657,10 +668,10 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         "_==_": _equal, "_!=_": _not_equal, "_in_": _in, "_[_]": _index,
         "_<_": _ordering(lambda a, b: a < b, "_<_"), "_<=_": _ordering(lambda a, b: a <= b, "_<=_"),
         "_>_": _ordering(lambda a, b: a > b, "_>_"), "_>=_": _ordering(lambda a, b: a >= b, "_>=_"),
-        "_/_": _operands(_divide), "_%_": _operands(_modulo), "matches": _matches, "size": size,
-        "_&&_": _logical(False), "_||_": _logical(True), "_+_": _operands(_overflowing(operator.add)),
-        "_-_": _operands(_overflowing(operator.sub)), "_*_": _operands(_overflowing(operator.mul)),
-        "-_": _operands(_overflowing(operator.neg)), **CONVERSIONS,
+        "_/_": _operands(_divide, "_/_"), "_%_": _operands(_modulo, "_%_"), "matches": _matches, "size": size,
+        "_&&_": _logical(False), "_||_": _logical(True), "_+_": _operands(_overflowing(operator.add), "_+_"),
+        "_-_": _operands(_overflowing(operator.sub), "_-_"), "_*_": _operands(_overflowing(operator.mul), "_*_"),
+        "-_": _operands(_overflowing(operator.neg), "-_"), **CONVERSIONS,
         "charAt": _strings(_char_at), "indexOf": _strings(_index_of), "lastIndexOf": _strings(_last_index_of),
         "lowerAscii": _strings(_ascii_case(False)), "upperAscii": _strings(_ascii_case(True)),
         "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
@@ -821,6 +832,18 @@ class _Evaluator(Evaluator):
         if is_value(member):
             return _index(member, ct.StringType(name.value))
         return super().member_dot(tree)  # a qualified name: google.protobuf.Timestamp
+
+    def relation(self, tree: Any) -> Any:
+        if len(tree.children) == 2 and getattr(tree.children[0], "data", None) == "relation_in" \
+                and _constant_primitive_list(tree.children[1]):
+            item, container = self.visit(tree.children[0].children[0]), self.visit(tree.children[1])
+            for value in (item, container):
+                if isinstance(value, CELEvalError):
+                    return value
+            # cel-go looks the item up in the constant list as a hash set (maybeOptimizeSetMembership)
+            celpy_maps.check_hashable(item)
+            return _in(item, container) if _is_primitive(item) else ct.BoolType(False)
+        return super().relation(tree)
 
     def macro_has_eval(self, exprlist: Any) -> Any:
         selection = _selection_of(exprlist)
@@ -1039,6 +1062,51 @@ def _optional_map(name: str, target: Any, variable: str, body: Any) -> Any:
     if name == "optMap":
         return CelOptional(value, True)
     return value if isinstance(value, CelOptional) else failure(NO_SUCH_OVERLOAD)
+
+
+#: Conversions cel-go evaluates when it plans a call of them on constants, by the kind they make.
+_FOLDED_CONVERSIONS = {"int": "INT_LIT", "uint": "UINT_LIT", "double": "FLOAT_LIT", "string": "STRING_LIT",
+                       "bool": "BOOL_LIT", "bytes": "BYTES_LIT", "dyn": None}
+_PRIMITIVE_LITERALS = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BOOL_LIT"})
+
+
+def _only_child(tree: Any) -> Any:
+    while isinstance(tree, lark.Tree) and len(tree.children) == 1 and tree.data not in ("literal", "list_lit"):
+        tree = tree.children[0]
+    return tree
+
+
+def _folded_kind(tree: Any) -> str | None:
+    """The literal kind of an element cel-go plans as a constant (a literal, or a conversion of
+    one: ``dyn(1.5)``, ``int('1')``), or None."""
+    tree = _only_child(tree)
+    if not isinstance(tree, lark.Tree):
+        return None
+    if tree.data == "literal":
+        return str(tree.children[0].type)
+    if tree.data == "ident_arg" and len(tree.children) == 2 and str(tree.children[0]) in _FOLDED_CONVERSIONS:
+        arguments = tree.children[1]
+        if not isinstance(arguments, lark.Tree) or len(arguments.children) != 1:
+            return None
+        inner = _folded_kind(arguments.children[0])
+        made = _FOLDED_CONVERSIONS[str(tree.children[0])]
+        return None if inner is None else made or inner
+    return None
+
+
+def _constant_primitive_list(tree: Any) -> bool:
+    """Whether ``tree`` is a non-empty list literal of constants of primitive types (no bytes, no
+    null), which cel-go turns into a hash set for ``in``."""
+    tree = _only_child(tree)
+    if not (isinstance(tree, lark.Tree) and tree.data == "list_lit" and tree.children):
+        return False
+    elements = tree.children[0].children if isinstance(tree.children[0], lark.Tree) else []
+    return bool(elements) and all(
+        isinstance(e, lark.Tree) and e.data == "expr" and _folded_kind(e) in _PRIMITIVE_LITERALS for e in elements)
+
+
+def _is_primitive(value: Any) -> bool:
+    return type_name(value) in ("bool", "int", "uint", "double", "string")
 
 
 def _selection_of(tree: Any) -> Any:

@@ -399,6 +399,8 @@ def size(value: Any) -> Any:
         return ct.IntType(len(value))
     if isinstance(value, bytes):
         return ct.IntType(len(value))
+    if type_name(value) in ("google.protobuf.Duration", "google.protobuf.Timestamp"):
+        return failure(NO_SUCH_OVERLOAD)  # receiver types answer a function they lack themselves
     return failure(f"{NO_SUCH_OVERLOAD}: size")
 
 

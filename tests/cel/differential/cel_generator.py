@@ -1162,6 +1162,46 @@ def _literals(g: Gen) -> str:
     ))
 
 
+def _dyn_operators(g: Gen) -> str:
+    """Operators on values whose types only the run time knows (dyn, a list attribute's element,
+    a map value): arithmetic, ordering, ``in``, ``size``, concatenation and conditionals across
+    int, uint, double, string, bytes, lists, maps, null, times and library values."""
+    r = g.r
+    values = ("dyn(1)", "dyn(2u)", "dyn(1.5)", "dyn(-0.0)", "dyn('a')", "dyn(b'a')", "dyn(true)", "dyn(null)",
+              "dyn([1])", "dyn({'a': 1})", "dyn(duration('1s'))", "dyn(timestamp(0))", "dyn(quantity('1'))",
+              "dyn(semver('1.0.0'))", "dyn(9223372036854775807)", "dyn(18446744073709551615u)", "dyn(1e308)",
+              g.attr(), "dyn([1, 2u, 3.0])[1]")
+    a, b = r.choice(values), r.choice(values)
+    op = r.choice(("+", "-", "*", "/", "%"))
+    order = r.choice(("<", "<=", ">", ">="))
+    return r.choice((
+        f"{a} {op} {b} == {b}",
+        f"({a} {op} {b}) != null",
+        f"{a} {order} {b}",
+        f"{a} in [{b}]",
+        f"{a} in {{{r.choice(('1', '2u', chr(39) + 'a' + chr(39), '1.5', 'true'))}: 1}}",
+        f"{a} in dyn({r.choice(('[1]', '{1: 2}', chr(39) + 'a' + chr(39), '1'))})",
+        f"size({a}) == 1",
+        f"{a}.size() > 0",
+        f"({a} ? 1 : 2) == 1",
+        f"!{a}",
+        f"-{a} == {b}",
+        f"{a} && {b}",
+        f"{a} || true",
+        f"[{a}, {b}].exists(x, x > 0)",
+        f"{a} == {b} || {a} != {b}",
+        r.choice((
+            "'a' + 'b' == 'ab'", "dyn('a') + 'b' == 'ab'", "('a' + dyn('é')).size() == 2", "b'a' + b'b' == b'ab'",
+            "[1] + [2] == [1, 2]", "dyn([1]) + [2.0] == [1, 2]", "duration('1s') + duration('2s') == duration('3s')",
+            "timestamp(0) + duration('1s') == timestamp(1)", "duration('1s') + timestamp(0) == timestamp(1)",
+            "timestamp(5) - timestamp(2) == duration('3s')", "-dyn(duration('1s')) == duration('-1s')",
+            "'ab' + 'c' in ['abc']", "{'ab': 1}['a' + 'b'] == 1", "(dyn('a') + dyn('b')).startsWith('a')",
+            f"{g.attr('string')} + '' == {g.attr('string')}", f"{g.attr('int')} + 1 > {g.attr('int')}",
+            "dyn(1.5) + dyn(1.5) == 3.0", "dyn(7) % dyn(-3) == 1", "dyn(-7) / dyn(2) == -3", "dyn(5u) - dyn(6u) == 0u",
+        )),
+    ))
+
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -1198,6 +1238,7 @@ TOPICS: dict[str, Topic] = {
     "selection": _selection,
     "library-equality": _library_equality,
     "literals": _literals,
+    "dyn-operators": _dyn_operators,
 }
 # The topics "random" combines (a fixed list: a new topic does not change the random cases).
 COMBINABLE = (
