@@ -63,7 +63,10 @@ _TIME_CONVERSIONS = frozenset({"duration", "timestamp"})
 # and the run-time types of its target and arguments (cel-go's MaybeNoSuchOverload).
 _NAMED_OVERLOAD_ERRORS = frozenset({
     "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim",
-    "join", "format", "strings.quote", "slice", "sets.contains", "sets.intersects", "sets.equivalent"})
+    "join", "format", "strings.quote", "slice", "sets.contains", "sets.intersects", "sets.equivalent",
+    # the time getters (their receiver's type among the arguments)
+    "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek", "getHours", "getMinutes",
+    "getSeconds", "getMilliseconds"})
 # cel-cpp's spelling of a run-time type → cel-go's TypeName(). A bytes value reaching a function
 # at run time through a dyn operand is a version attribute (quantities and network values are typed).
 _GO_TYPE_NAMES = {"int64": "int", "uint64": "uint", "bytes": "kubernetes.Semver", "duration": "google.protobuf.Duration",

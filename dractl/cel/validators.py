@@ -142,17 +142,13 @@ def literal_errors(ast: CheckedAst, expression: str) -> list[CelError]:
 
 
 def _inside_format(root: Expr) -> set[int]:
-    """Ids of list and map literals nested in a ``format`` call (cel-go exempts them)."""
+    """Ids of list and map literals nested in a ``format`` call, its target included (cel-go
+    exempts the whole call)."""
     exempt: set[int] = set()
     for node in root.walk():
         if node.kind != "call" or node.name != "format":
             continue
-        stack = list(node.args)
-        while stack:
-            child = stack.pop()
-            if child.kind in ("list", "map"):
-                exempt.add(child.id)
-                stack.extend(child.children())
+        exempt.update(child.id for child in node.walk() if child.kind in ("list", "map"))
     return exempt
 
 

@@ -1050,16 +1050,26 @@ def _k8s_list_runtime_name(name: str, overloads: list[str]) -> str | None:
 # An IP travels as b"i" + its canonical text, a CIDR as b"c" + address/bits as written.
 
 
+def _ip_token(text: Any) -> bytes:
+    _need_str(text)  # before the cache: a list or bytes does not hash
+    return _ip_token_of(text)
+
+
 @functools.lru_cache(maxsize=4096)
-def _ip_token(text: str) -> bytes:
+def _ip_token_of(text: str) -> bytes:
     try:
         return b"i" + str(network.parse_ip(text)).encode()
     except network.NetworkError as exc:
         raise ValueError(str(exc)) from None
 
 
+def _cidr_token(text: Any) -> bytes:
+    _need_str(text)  # before the cache: a list or bytes does not hash
+    return _cidr_token_of(text)
+
+
 @functools.lru_cache(maxsize=4096)
-def _cidr_token(text: str) -> bytes:
+def _cidr_token_of(text: str) -> bytes:
     try:
         return b"c" + str(network.parse_cidr(text)).encode()
     except network.NetworkError as exc:
@@ -1080,6 +1090,7 @@ def _cidr_arg(value: Any) -> network.CIDR:
 
 def _is_valid(parse: Callable[[str], Any]) -> Callable[[Any], bool]:
     def call(text: Any) -> bool:
+        _need_str(text)
         try:
             parse(text)
         except ValueError:
@@ -1093,7 +1104,7 @@ def _contains_ip(cidr: Any, other: Any) -> bool:
         try:
             other = _ip_token(other)
         except ValueError:
-            raise ValueError(_NO_SUCH_OVERLOAD) from None  # upstream checks the parse result's type
+            raise _BareNoSuchOverload from None  # upstream checks the parse result's type
     return _cidr_arg(cidr).contains_ip(_ip_arg(other))
 
 
@@ -1143,8 +1154,13 @@ _NETWORK_FUNCTIONS = frozenset({"ip", "isIP", "ip.isCanonical", "family", "isUns
 # -- the Kubernetes url library (apiserver pkg/cel/library/urls.go): b"u" + the URL as Go prints it
 
 
+def _url_token(text: Any) -> bytes:
+    _need_str(text)  # before the cache: a list or bytes does not hash
+    return _url_token_of(text)
+
+
 @functools.lru_cache(maxsize=4096)
-def _url_token(text: str) -> bytes:
+def _url_token_of(text: str) -> bytes:
     try:
         urls.parse_url(text)
     except urls.URLError as exc:
@@ -1222,11 +1238,15 @@ def _network_declarations(libraries: frozenset[str]) -> list[Any]:
     return [cel.FunctionDecl(name, decls) for name, decls in overloads.items()]
 
 
+#: Runtime names that are not the function's own (named in cel-go's no-overload texts).
+_NETWORK_NAMES = {"dractl.cidr_ip": "ip", "dractl.ip_string": "string", "dractl.cidr_string": "string"}
+
+
 def _network_runtime() -> list[Any]:
     by_name: dict[str, Any] = {}
     for name, member, arity, impl in _NETWORK_RUNTIME.values():
         by_name.setdefault(name, cel.Overload(name.replace(".", "_"), T.DYN, [T.DYN] * arity, is_member=member,
-                                              impl=impl))
+                                              impl=_dispatch_error(_NETWORK_NAMES.get(name, name[7:]), impl)))
     return [cel.FunctionDecl(name, [overload]) for name, overload in by_name.items()]
 
 
@@ -1330,7 +1350,7 @@ _ORDERING_RUNTIME = [
                                                       impl=_go_ordering(name, test))])
     for index, (name, test) in enumerate(_ORDERING_TESTS.items())]
 _LISTS_RANGE = cel.FunctionDecl("dractl.lists.range", [
-    cel.Overload("dractl_lists_range", T.DYN, [T.DYN], impl=_lists_range)])
+    cel.Overload("dractl_lists_range", T.DYN, [T.DYN], impl=_dispatch_error("lists.range", _lists_range))])
 
 
 def _duration_milliseconds(value: datetime.timedelta) -> int:
@@ -1540,6 +1560,50 @@ def _checked_addition(expr: bytes, fresh: Callable[[], int]) -> bytes:
 
 def _no_overload(text: str) -> bool:
     raise ValueError(text)
+
+
+#: Runtime functions implemented in Python whose int arguments may be a uint at run time
+#: (``'abc'.charAt(dyn(1u))``): cel-expr-python hands a uint to Python as an int, and cel-go
+#: takes only an int there. (runtime name → the function upstream's error names)
+_INT_ARGUMENTS = {"dractl.charAt": "charAt", "dractl.substring": "substring", "dractl.substring3": "substring",
+                  "dractl.indexOf3": "indexOf", "dractl.lastIndexOf3": "lastIndexOf", "dractl.lists.range": "lists.range"}
+
+
+def _uint_guards(ast: CheckedAst, renames: dict[int, Rename]) -> dict[int, Wrap]:
+    """Calls of ``_INT_ARGUMENTS`` with an argument of unknown type: a uint there is cel-go's
+    ``no such overload: charAt(string, uint)``, checked before the call."""
+    found: dict[int, Wrap] = {}
+    for node, runtime_name, _operands in _python_run_calls(ast, renames):
+        function = _INT_ARGUMENTS.get(runtime_name)
+        if function is None:
+            continue
+        positions = [i for i, arg in enumerate(node.args) if _unknown_scalar(ast.types.get(arg.id))]
+        if positions:
+            operands = ([node.operand] if node.operand is not None else []) + node.args
+            found[node.id] = _uint_refused(function, positions, [ast.types.get(o.id) for o in operands],
+                                           node.operand is not None)
+    return found
+
+
+def _uint_refused(function: str, positions: list[int], kinds: list[CelType | None], member: bool) -> Wrap:
+    def wrap(expr: bytes, fresh: Callable[[], int]) -> bytes:
+        names = {position: f"@dractl.int{fresh()}" for position in positions}
+        call = expr
+        for position, name in names.items():
+            call = replace_call_operand(call, position, build_ident(fresh, name))
+        body = call
+        for position, name in reversed(names.items()):
+            shown = [cel_expr_errors.go_type_name(k) if k is not None else "dyn" for k in kinds]
+            shown[position + member] = "uint"
+            text = f"{_NO_SUCH_OVERLOAD}: {function}({', '.join(shown)})"
+            test = build_call(fresh, "_==_", build_call(fresh, "type", build_ident(fresh, name)),
+                              build_ident(fresh, "uint"))
+            body = build_call(fresh, "_?_:_", test, build_call(fresh, "dractl.no_overload", build_string(fresh, text)),
+                              body)
+        for position, name in reversed(names.items()):
+            body = build_bind(fresh, name, call_operand(expr, position), body)
+        return body
+    return wrap
 
 
 _ADDITION_CHECKS = [
@@ -1877,6 +1941,7 @@ class CelExprEngine:
         guards = cel_expr_panics.guards(ast.root, ast.overloads,
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
         guards.update(_addition_guards(ast))
+        guards.update(_uint_guards(ast, renames))
         fallback = None
         if _optional_domain_lookup_by_non_string(ast):
             fallback = cel_expr_fallback.fallback_program(expression, environment)

@@ -21,9 +21,9 @@ same environment:
   string or version, a dyn scalar, an optional): cel-go's qualifiers answer it with ``no such
   key`` (none for ``.?``, ``[?]`` and ``has()``, ``refQualify`` in ``interpreter/attributes.go``),
   cel-cpp fails it as it has no such overload or container. Only that device is handed over;
-- a duration negated at run time (``-dyn(d)``: cel-cpp has no such overload), and an operator
-  whose left operand is bytes to cel-cpp (a bytes value or a library value, which cel-go's
-  traits answer with different texts). Only that device is handed over;
+- a duration negated at run time (``-dyn(d)``: cel-cpp has no such overload), and a call no
+  overload takes with an argument that is bytes to cel-cpp (a bytes value or a library value,
+  which cel-go's texts name differently). Only that device is handed over;
 - a list or map holding an optional on its way to a function dractl runs in Python
   (cel-expr-python cannot hand it over): the whole program runs in cel-python, with the default
   engine's checked tree and cost estimate;
@@ -53,9 +53,9 @@ _CEL_CPP_RUNTIME_LIMITS = (UNREPRESENTABLE_KEY, "Index error: expected integer t
                            "No matching overloads found : _[?_]", "No matching overloads found : _?._",
                            "Applying SELECT to non-message type", "Invalid container type: ",
                            "No matching overloads found : -_(duration)")
-# An operator whose left operand cel-cpp holds as bytes: a bytes value or a library value, which
-# cel-go's traits answer differently.
-_BYTES_OPERAND = r"^No matching overloads found : (_\+_|_[<>]=?_)\(bytes,"
+# A call no overload takes, one of whose arguments cel-cpp holds as bytes: a bytes value or a
+# library value, which cel-go's texts name (and its operators' traits answer) differently.
+_BYTES_OPERAND = r"^No matching overloads found : (?:\(bytes\)\.|(?:\([^()]*\)\.)?[^(]+\((?:[^()]*, )?bytes[,)])"
 
 # What cel-cpp's compile errors say where they are cel-cpp's limits.
 _CEL_CPP_LIMITS = (

@@ -315,6 +315,13 @@ _DYN_LIKE = frozenset({"dyn", "any", "*error*", "?"})
 _UNRESOLVED_OBJECTS = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "kubernetes.NamedFormat"})
 _DEVICE = Type("kubernetes.DRADevice")
 _NULLABLE = frozenset({"null", "dyn", "any", "*error*", "?"})
+# cel-go's isLegacyNullable: opaque types (optionals, IPs, CIDRs), objects (the library's values,
+# the device), durations and timestamps take null; the primitive types and containers do not.
+_NOT_NULLABLE = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "type"})
+
+
+def _nullable(t: Type) -> bool:
+    return t.name in _NULLABLE or t.name not in _NOT_NULLABLE
 
 
 class _Mapping:
@@ -399,9 +406,9 @@ def _assignable(m: _Mapping, t1: Type, t2: Type) -> bool:
     if _dyn_like(t1) or _dyn_like(t2):
         return True
     if t1.name == "null":
-        return t2.name in _NULLABLE
+        return _nullable(t2)
     if t2.name == "null":
-        return t1.name in _NULLABLE
+        return _nullable(t1)
     if t1.name != t2.name or len(t1.params) != len(t2.params):
         return False
     if t1.name == "type":  # upstream compares type(int) with type(uint): any two types

@@ -427,6 +427,18 @@ def _regex(function: Callable[..., Any], wrap: Callable[[Any], Any]) -> Callable
     return call
 
 
+def _string_test(test: Callable[[str, str], bool]) -> Callable[[Any, Any], Any]:
+    """``contains``, ``startsWith``, ``endsWith``: strings only (cel-python's would test a map's keys)."""
+    def call(text: Any, other: Any) -> Any:
+        for value in (text, other):
+            if isinstance(value, CELEvalError):
+                return value
+        if not (isinstance(text, str) and isinstance(other, str)):
+            return failure(NO_SUCH_OVERLOAD)
+        return ct.BoolType(test(str(text), str(other)))
+    return call
+
+
 def _matches(text: Any, pattern: Any) -> Any:
     if not isinstance(text, str) or not isinstance(pattern, str):
         return failure("no such overload")
@@ -677,6 +689,8 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
         "replace": _strings(_replace), "split": _strings(_split), "substring": _strings(_substring),
         "trim": _strings(_trim), "join": _strings(_join), "reverse": _strings(_reverse), **TIME_FUNCTIONS,
         "type": type_of, "format": format_string, "strings.quote": quote,
+        "contains": _string_test(str.__contains__), "startsWith": _string_test(str.startswith),
+        "endsWith": _string_test(str.endswith),
     }
     libraries = environment.libraries
     if "quantity" in libraries:
@@ -1299,6 +1313,9 @@ def _is_constant(tree: Any) -> bool:
         return _is_constant(children[0])
     if tree.data == "ident_arg" and len(children) == 2 and (children[0] in CONVERSIONS or children[0] == "dyn"):
         return all(isinstance(child, lark.Tree) and _is_constant(child) for child in children[1].children)
+    if tree.data in ("list_lit", "map_lit"):  # a literal of constants is planned as one constant
+        entries = children[0].children if children and isinstance(children[0], lark.Tree) else []
+        return all(isinstance(child, lark.Tree) and child.data == "expr" and _is_constant(child) for child in entries)
     return False
 
 

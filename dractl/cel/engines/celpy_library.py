@@ -206,7 +206,7 @@ def _reverse(target: list[Any]) -> Any:
 
 def lists_range(count: Any) -> Any:
     if not _is_int(count):
-        return failure(NO_SUCH_OVERLOAD)
+        return failure(f"{NO_SUCH_OVERLOAD}: lists.range({type_name(count)})")
     return ct.ListType(ct.IntType(i) for i in range(max(int(count), 0)))
 
 

@@ -374,9 +374,12 @@ def _getter(name: str) -> Callable[..., Any]:
 
     def call(value: Any, *zone: Any) -> Any:
         if isinstance(value, Duration) and not zone:
-            return _duration_field(name, value)
+            field = _duration_field(name, value)
+            if not (isinstance(field, Failure) and field.args[:1] == (NO_SUCH_OVERLOAD,)):
+                return field
         if not isinstance(value, Timestamp) or len(zone) > 1 or (zone and not isinstance(zone[0], str)):
-            return failure(NO_SUCH_OVERLOAD)
+            # cel-go's dispatcher names the getter and every argument's type
+            return failure(f"{NO_SUCH_OVERLOAD}: {name}({', '.join(type_name(v) for v in (value, *zone))})")
         offset = _zone_offset(str(zone[0]), value) if zone else 0
         if isinstance(offset, Failure):
             return offset

@@ -1202,6 +1202,37 @@ def _dyn_operators(g: Gen) -> str:
     ))
 
 
+def _dyn_functions(g: Gen) -> str:
+    """Functions called on receivers and arguments whose types only the run time knows: the
+    standard string functions, the string extension, the Kubernetes libraries and list
+    functions, on values of the right type and of the wrong one."""
+    r = g.r
+    values = ("dyn(1)", "dyn(2u)", "dyn(1.5)", "dyn('abc')", "dyn(b'a')", "dyn(true)", "dyn(null)", "dyn([1, 2])",
+              "dyn(['b', 'a'])", "dyn({'a': 1})", "dyn(duration('1s'))", "dyn(timestamp(0))", "dyn(quantity('1'))",
+              "dyn(semver('1.0.0'))", "dyn(url('http://x/y'))", "dyn(ip('10.0.0.1'))", "dyn(cidr('10.0.0.0/8'))",
+              "dyn([1, 'a'])", "dyn([])", g.attr(), g.attr("string"), g.attr("version"), g.cap())
+    target, argument = r.choice(values), r.choice(values)
+    member = r.choice((
+        "startsWith({a})", "endsWith({a})", "contains({a})", "matches({a})", "size()", "lowerAscii()", "upperAscii()",
+        "split({a})", "join()", "join({a})", "charAt({a})", "indexOf({a})", "lastIndexOf({a})", "substring({a})",
+        "replace({a}, 'x')", "trim()", "reverse()", "isGreaterThan({a})", "isLessThan({a})", "compareTo({a})",
+        "asInteger()", "isInteger()", "asApproximateFloat()", "sign()", "add({a})", "sub({a})", "major()", "minor()",
+        "patch()", "getHost()", "getPath()", "family()", "isLoopback()", "containsIP({a})", "ip()", "prefixLength()",
+        "sum()", "min()", "max()", "isSorted()", "distinct()", "sort()", "first()", "last()", "flatten()",
+        "slice(0, 1)", "getSeconds()", "getHours()", "getFullYear()", "format([{a}])",
+    )).format(a=argument)
+    global_call = r.choice(("size({t})", "string({t})", "int({t})", "type({t}) == type({a})", "dyn({t}) == {a}",
+                            "quantity({t})", "semver({t})", "isQuantity({t})", "isSemver({t})", "url({t})", "ip({t})",
+                            "sets.contains({t}, {a})", "sets.intersects({t}, {a})", "lists.range({t})",
+                            "strings.quote({t})"))
+    return r.choice((
+        f"{target}.{member} == {r.choice(('true', '1', chr(39) + 'a' + chr(39), argument))}",
+        f"[{target}.{member}].size() == 1",
+        f"[{global_call.format(t=target, a=argument)}].size() == 1",
+        f"{target}.{member} != null || true",
+    ))
+
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -1239,6 +1270,7 @@ TOPICS: dict[str, Topic] = {
     "library-equality": _library_equality,
     "literals": _literals,
     "dyn-operators": _dyn_operators,
+    "dyn-functions": _dyn_functions,
 }
 # The topics "random" combines (a fixed list: a new topic does not change the random cases).
 COMBINABLE = (
