@@ -73,6 +73,13 @@ _GO_TYPE_NAMES = {"int64": "int", "uint64": "uint", "bytes": "kubernetes.Semver"
                   "timestamp": "google.protobuf.Timestamp"}
 
 
+#: Library types upstream declares as object types its type provider cannot resolve (selecting a
+#: field of one is ``unexpected failed resolution of 'T'``); the network library's are opaque
+#: types, which ``do not support field selection`` (k8s.io/apiserver pkg/cel/library).
+UNRESOLVED_OBJECT_TYPES = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL",
+                                     "kubernetes.NamedFormat"})
+
+
 # cel-go dispatches an operator on a dyn operand by the left operand's traits (common/types):
 # where the left operand lacks the operator's trait and is no receiver (strings, durations and
 # timestamps are), the error names the operator; where the right operand is of the wrong type,

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dractl.cel.ast import CelType, CheckedAst, Expr
 from dractl.cel.call_text import argument_ends
 from dractl.cel.errors import CelError
-from dractl.cel.messages import ISSUE_HEAD, strip_status
+from dractl.cel.messages import ISSUE_HEAD, UNRESOLVED_OBJECT_TYPES, strip_status
 from dractl.cel.source_map import expression_index, expression_line_column
 from dractl.records import Record
 
@@ -39,10 +39,7 @@ _CASCADE = "*error*"
 _NO_OVERLOAD = r"^found no matching overload for '([^']+)' applied to '(.*)'$"
 _UNDECLARED = r"^undeclared reference to '([^']+)' \(in container '([^']*)'\)$"
 _UNDEFINED_FIELD = r"^undefined field '([^']*)' not found in struct '([^']*)'$"
-# Upstream declares these library types as object types its type provider cannot resolve, and
-# the network library's as opaque types (k8s.io/apiserver pkg/cel/library).
-_UNRESOLVED_OBJECTS = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "kubernetes.NamedFormat"})
-_OPAQUE = frozenset({"net.IP", "net.CIDR"})
+
 _RANGE = (r"^expression of type '(.*)' cannot be the range of a comprehension "
           r"\(must be list, map, or dynamic\)$")
 _SELECT = r"^expression of type '(.*)' cannot be the operand of a select operation$"
@@ -362,9 +359,9 @@ def _reworded(err: CelError, tree: _Tree) -> list[CelError]:
     field = re.match(_UNDEFINED_FIELD, message)
     if field:
         struct = field.group(2)
-        if struct in _UNRESOLVED_OBJECTS:
+        if struct in UNRESOLVED_OBJECT_TYPES:
             return [CelError(f"unexpected failed resolution of '{struct}'", err.line, err.column)]
-        if struct in _OPAQUE:
+        if struct in ("net.IP", "net.CIDR"):
             return [CelError(f"type '{struct}' does not support field selection", err.line, err.column)]
         return [CelError(f"undefined field '{field.group(1)}'", err.line, err.column)]
     range_type = re.match(_RANGE, message)

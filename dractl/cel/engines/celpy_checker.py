@@ -36,6 +36,7 @@ from dractl.cel.engines.celpy_syntax import (
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelError
 from dractl.cel.functions import declared_functions
+from dractl.cel.messages import UNRESOLVED_OBJECT_TYPES
 from dractl.cel.regex import go_regexp_error
 
 _NO_ACCUMULATOR_CHECK = frozenset({"optMap", "optFlatMap", "sortBy"})
@@ -310,9 +311,6 @@ def _is_dyn(t: Type) -> bool:
 #: anything and is accepted as a selector's result (never a false compile error).
 UNKNOWN = Type("?")
 _DYN_LIKE = frozenset({"dyn", "any", "*error*", "?"})
-# Library types upstream declares as object types its type provider cannot resolve (the network
-# library's are opaque types, which do not support field selection).
-_UNRESOLVED_OBJECTS = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "kubernetes.NamedFormat"})
 _DEVICE = Type("kubernetes.DRADevice")
 _NULLABLE = frozenset({"null", "dyn", "any", "*error*", "?"})
 # cel-go's isLegacyNullable: opaque types (optionals, IPs, CIDRs), objects (the library's values,
@@ -659,7 +657,7 @@ class Checker:
             return DYN if target != UNKNOWN else UNKNOWN
         if target.name == "map":
             return target.params[1]
-        if target.name in _UNRESOLVED_OBJECTS and not target.params:
+        if target.name in UNRESOLVED_OBJECT_TYPES and not target.params:
             return self.error(at, f"unexpected failed resolution of '{target.name}'")
         return self.error(at, f"type '{self.shown(target)}' does not support field selection")
 

@@ -1091,20 +1091,13 @@ def _only_child(tree: Any) -> Any:
 
 
 def _folded_kind(tree: Any) -> str | None:
-    """The literal kind of an element cel-go plans as a constant (a literal, or a conversion of
-    one: ``dyn(1.5)``, ``int('1')``), or None."""
+    """The literal kind an element that ``_is_constant`` accepts folds to (``dyn(1.5)``: a float,
+    ``int('1')``: an int), or None where that is no literal kind (a list, a duration)."""
     tree = _only_child(tree)
-    if not isinstance(tree, lark.Tree):
-        return None
     if tree.data == "literal":
         return str(tree.children[0].type)
-    if tree.data == "ident_arg" and len(tree.children) == 2 and str(tree.children[0]) in _FOLDED_CONVERSIONS:
-        arguments = tree.children[1]
-        if not isinstance(arguments, lark.Tree) or len(arguments.children) != 1:
-            return None
-        inner = _folded_kind(arguments.children[0])
-        made = _FOLDED_CONVERSIONS[str(tree.children[0])]
-        return None if inner is None else made or inner
+    if tree.data == "ident_arg" and str(tree.children[0]) in _FOLDED_CONVERSIONS and len(tree.children[1].children) == 1:
+        return _FOLDED_CONVERSIONS[str(tree.children[0])] or _folded_kind(tree.children[1].children[0])
     return None
 
 
@@ -1116,7 +1109,8 @@ def _constant_primitive_list(tree: Any) -> bool:
         return False
     elements = tree.children[0].children if isinstance(tree.children[0], lark.Tree) else []
     return bool(elements) and all(
-        isinstance(e, lark.Tree) and e.data == "expr" and _folded_kind(e) in _PRIMITIVE_LITERALS for e in elements)
+        isinstance(e, lark.Tree) and e.data == "expr" and _is_constant(e) and _folded_kind(e) in _PRIMITIVE_LITERALS
+        for e in elements)
 
 
 def _is_primitive(value: Any) -> bool:
