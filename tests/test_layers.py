@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("dractl.api",),
     ("dractl.cel",),
     ("dractl.allocator",),
+    ("dractl.scheduler",),
     ("dractl.lint", "dractl.explain", "dractl.convert"),
     ("dractl.report",),
     ("dractl.cli",),

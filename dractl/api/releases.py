@@ -79,6 +79,11 @@ GATES: dict[str, tuple[GateStage | None, GateStage | None, GateStage | None]] = 
     "DRAListTypeAttributes": (None, None, _s("alpha")),
     "DRANodeAllocatableResources": (None, None, _s("alpha")),
     "DRASchedulerFilterTimeout": (_s("beta"), _s("beta"), _s("beta")),
+    # Gates of kube-scheduler's filter plugins (explain), from the versioned feature-gate registry
+    # (pkg/features/kube_features.go): pod-level requests replace the containers' (NodeResourcesFit),
+    # Gt/Lt tolerations compare integers (TaintToleration).
+    "PodLevelResources": (_s("beta"), _s("beta"), _s("beta")),
+    "TaintTolerationComparisonOperators": (None, _s("alpha"), _s("alpha")),
 }
 
 

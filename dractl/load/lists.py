@@ -29,19 +29,23 @@ if TYPE_CHECKING:
 
 
 class Omit(Record):
-    """Parts of objects that a reader leaves out: keys of every object's ``metadata``, and
-    top-level fields of the objects of one (apiVersion, kind)."""
+    """Parts of objects that a reader leaves out: keys of every object's ``metadata``,
+    top-level fields of the objects of one (apiVersion, kind), and ``only``: top-level fields
+    of the objects of one (apiVersion, kind) of which only the keys named are read (a Node's
+    ``status`` but for its ``allocatable``). A field in ``fields`` is left out whole."""
 
-    __slots__ = ("fields", "metadata")
+    __slots__ = ("fields", "metadata", "only")
     __hash__ = Record.value_hash
 
     def __init__(
         self,
         metadata: frozenset[str] = frozenset(),
         fields: Mapping[tuple[str, str], frozenset[str]] | None = None,
+        only: Mapping[tuple[str, str], Mapping[str, frozenset[str]]] | None = None,
     ) -> None:
         self.metadata = metadata
         self.fields = {} if fields is None else fields
+        self.only = {} if only is None else only
 
 
 def omit_parts(raw: Any, api_version: str, kind: str, omit: Omit) -> None:
@@ -54,6 +58,11 @@ def omit_parts(raw: Any, api_version: str, kind: str, omit: Omit) -> None:
             metadata.pop(key, None)
     for key in omit.fields.get((api_version, kind), ()):
         raw.pop(key, None)
+    for key, kept in omit.only.get((api_version, kind), {}).items():
+        value = raw.get(key)
+        if isinstance(value, dict):
+            for name in [name for name in value if name not in kept]:
+                del value[name]
 
 
 # A line at the first column that is not blank, a comment or a continuation.
@@ -100,6 +109,8 @@ _SCALAR = r"[\"']?([^\"'\s#]+)[\"']?"
 _ITEM_API_VERSION_RE = re.compile(rf"^(?:- |  )apiVersion: {_SCALAR} *\r?$", re.MULTILINE)
 _ITEM_KIND_RE = re.compile(rf"^(?:- |  )kind: {_SCALAR} *\r?$", re.MULTILINE)
 _ITEM_METADATA_RE = re.compile(r"^(?:- |  )metadata: *\r?\n", re.MULTILINE)
+_ITEM_FIELDS: dict[str, re.Pattern[str]] = {}
+_KEPT: dict[str, re.Pattern[str]] = {}
 
 
 def _cut_item(text: str, omit: Omit) -> str:
@@ -112,13 +123,54 @@ def _cut_item(text: str, omit: Omit) -> str:
             end = after.start() if after is not None else len(text)
             for key in omit.metadata:
                 text = _cut(text, 4, key, start, end)
-    if omit.fields:
+    if omit.fields or omit.only:
         api_version = _ITEM_API_VERSION_RE.search(text)
         kind = _ITEM_KIND_RE.search(text)
         if api_version is not None and kind is not None:
-            for key in omit.fields.get((api_version.group(1), kind.group(1)), ()):
+            of = (api_version.group(1), kind.group(1))
+            for key in omit.fields.get(of, ()):
                 text = _cut(text, 2, key)
+            for key, kept in omit.only.get(of, {}).items():
+                text = _keep_only(text, key, kept)
     return text
+
+
+def _keep_only(text: str, field: str, kept: frozenset[str]) -> str:
+    """``text`` with the block mapping ``field`` (at column 2) made into empty lines but for the
+    blocks of its keys in ``kept``. When none of them is there the text stays as it is (and
+    :func:`omit_parts` leaves the other keys out): emptied, the block would read as null,
+    where the tree read whole keeps an empty mapping."""
+    pattern = _ITEM_FIELDS.get(field)
+    if pattern is None:
+        pattern = _ITEM_FIELDS[field] = re.compile(rf"^(?:- |  ){re.escape(field)}: *\r?\n", re.MULTILINE)
+    found = pattern.search(text)
+    if found is None:
+        return text
+    start = found.end()
+    after = _shallower(4).search(text, start)  # the end of the field's block
+    end = after.start() if after is not None else len(text)
+    blocks = sorted((m.start(), m.end()) for key in kept for m in _kept_block(key).finditer(text, start, end))
+    if not blocks:
+        return text
+    pieces = [text[:start]]
+    at = start
+    for block_start, block_end in blocks:
+        pieces += ["\n" * text.count("\n", at, block_start), text[block_start:block_end]]
+        at = block_end
+    pieces += ["\n" * text.count("\n", at, end), text[end:]]
+    return "".join(pieces)
+
+
+def _kept_block(key: str) -> re.Pattern[str]:
+    """A key at column 4, its value on its line or in the lines of its block."""
+    found = _KEPT.get(key)
+    if found is None:
+        found = _KEPT[key] = re.compile(
+            rf"^    {re.escape(key)}:(?: [^\n]*)?\r?\n"
+            r"(?:(?: {5}[^\n]*|    -(?: [^\n]*)?\r?| *(?:#[^\n]*)?\r?)\n)*",
+            re.MULTILINE,
+        )
+    return found
 
 
 def looks_like_list(text: str) -> bool:
