@@ -10,7 +10,7 @@ order. Claims with ``status.allocation`` are not allocated again: their devices 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.core_schemas import DEVICE_TAINT_RULE_VERSIONS
@@ -60,7 +60,7 @@ class ClaimInput(Record):
 class AllocationUnit(Record):
     """Claims the scheduler allocates together (one pod's claims)."""
 
-    __slots__ = ("claims", "pod", "preallocated", "title")
+    __slots__ = ("claims", "entries", "pod", "pod_name", "preallocated", "title")
 
     def __init__(
         self,
@@ -68,11 +68,32 @@ class AllocationUnit(Record):
         claims: list[ClaimInput],
         pod: ApiObject | None = None,
         preallocated: list[ClaimInput] | None = None,
+        entries: list[PodClaimEntry] | None = None,
+        pod_name: str | None = None,
     ) -> None:
         self.title = title
+        self.pod_name = pod_name  # a workload's replica: the name of its Pod
         self.claims = claims
         self.pod = pod
         self.preallocated = [] if preallocated is None else preallocated  # referenced, already allocated
+        # A Pod's spec.resourceClaims as the scheduler resolves them, in order (Pods only).
+        self.entries = [] if entries is None else entries
+
+
+class PodClaimEntry(Record):
+    """One entry of a Pod's ``spec.resourceClaims``: the claim it resolves to, or why it does
+    not (the scheduler's PreEnqueue text), or neither (the controller decided that no claim is
+    needed). ``made``: dractl made the claim from its template, as the controller would."""
+
+    __slots__ = ("claim", "from_template", "made", "name", "problem")
+
+    def __init__(self, name: str, claim: ClaimInput | None = None, problem: str | None = None,
+                 from_template: bool = False, made: bool = False) -> None:
+        self.name = name
+        self.claim = claim
+        self.problem = problem
+        self.from_template = from_template
+        self.made = made
 
 
 def pod_spec(obj: ApiObject) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
@@ -227,6 +248,8 @@ def plan(
     claim_selectors: Iterable[str] = (),
     notes: list[str] | None = None,
     pod: str | None = None,
+    scheduled: Callable[[ApiObject], bool] | None = None,
+    lenient: bool = False,
 ) -> list[AllocationUnit]:
     """The allocation units for the objects under check (context objects are only references).
 
@@ -235,6 +258,11 @@ def plan(
     (`notes`, when given, gets a line saying so). `pod` (``[NAMESPACE/]NAME``) keeps only that
     Pod's unit: the other objects of a cluster dump are context (their allocated claims are in
     use), and other pods' missing claims or templates are no error.
+
+    ``scheduled`` (explain with the scheduler's plugins): a Pod for which ``scheduled(pod)`` is
+    true (the one named by ``pod``, or one asking for an extended resource a DeviceClass serves)
+    is a unit even without claims. ``lenient``: a claim or template that is not in the input is
+    what the scheduler's PreEnqueue reports (recorded in the unit's ``entries``), not an error.
     """
     selectors = list(claim_selectors)
     wanted_pod = None if pod is None else (pod if "/" in pod else f"default/{pod}")
@@ -254,7 +282,10 @@ def plan(
     )
     for obj in workspace.checked:
         spec, _ = pod_spec(obj)
-        if spec is None or not isinstance(spec.get("resourceClaims"), list):
+        if spec is None:
+            continue
+        wanted = scheduled is not None and scheduled(obj)
+        if not isinstance(spec.get("resourceClaims"), list) and not wanted:
             continue
         if obj.name and id(obj) not in counted:
             continue
@@ -264,13 +295,17 @@ def plan(
         pod_name = obj.name or "pod"
         generated = _generated_claims(obj)
         unit = AllocationUnit(f"{obj.kind.lower()} {namespace}/{pod_name}", [], pod=obj)
-        for entry in spec["resourceClaims"]:
+        for entry in spec.get("resourceClaims") or []:
             if not isinstance(entry, dict):
                 continue
             claim_name = entry.get("name")
             if entry.get("resourceClaimName"):
                 key = f"{namespace}/{entry['resourceClaimName']}"
                 found = workspace.claims.get(key)
+                if found is None and lenient:
+                    unit.entries.append(PodClaimEntry(str(claim_name), problem=(
+                        f'resourceclaim.resource.k8s.io "{entry["resourceClaimName"]}" not found')))
+                    continue
                 if found is None:
                     raise InputError(
                         f"{obj.kind} {namespace}/{pod_name}: ResourceClaim {key} "
@@ -280,6 +315,7 @@ def plan(
                 referenced.add(key)
                 claim = claim_from_object(found)
                 (unit.preallocated if claim.allocated else unit.claims).append(claim)
+                unit.entries.append(PodClaimEntry(str(claim_name), claim))
             elif entry.get("resourceClaimTemplateName"):
                 made = generated.get(str(claim_name), _NOT_MADE)
                 if made is None:
@@ -291,8 +327,14 @@ def plan(
                     claim = claim_from_object(workspace.claims[f"{namespace}/{made}"])
                     claim.template = key
                     (unit.preallocated if claim.allocated else unit.claims).append(claim)
+                    unit.entries.append(PodClaimEntry(str(claim_name), claim, from_template=True))
                     continue
                 template = workspace.claim_templates.get(key)
+                if template is None and lenient:
+                    problem = (f'pod "{namespace}/{pod_name}": ResourceClaim not created yet' if made is _NOT_MADE
+                               else f'resourceclaim.resource.k8s.io "{made}" not found')
+                    unit.entries.append(PodClaimEntry(str(claim_name), problem=problem, from_template=True))
+                    continue
                 if template is None:
                     raise InputError(
                         f"{obj.kind} {namespace}/{pod_name}: ResourceClaimTemplate {key} "
@@ -304,7 +346,8 @@ def plan(
                 if made is not _NOT_MADE:
                     claim.name = claim.data["metadata"]["name"] = str(made)
                 unit.claims.append(claim)
-        if unit.claims or unit.preallocated:
+                unit.entries.append(PodClaimEntry(str(claim_name), claim, from_template=True, made=True))
+        if unit.claims or unit.preallocated or (scheduled is not None and (unit.entries or wanted)):
             units.append(unit)
     if wanted_pod is not None and not units:
         raise InputError(_pod_missing(workspace, wanted_pod))

@@ -228,6 +228,7 @@ def replica_unit(workload: Workload, index: int, shared: dict[str, ClaimInput]) 
         claims,
         pod=workload.unit.pod,
         preallocated=preallocated,
+        pod_name=pod,
     )
 
 

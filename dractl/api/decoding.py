@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from dractl.api.core_schemas import core_schema, has_core_schema
+from dractl.api.core_schemas import POD_SPEC, POD_STATUS, core_schema, has_core_schema
 from dractl.api.model import plain
 from dractl.api.paths import format_path
 from dractl.api.releases import RELEASES
@@ -116,7 +116,185 @@ def _schema(release: str, version: str, kind: str, group: str) -> dict[str, Any]
     """The bundled schema of a DRA kind, else the schema of the fields dractl reads (core kinds)."""
     if group == GROUP and kind in KINDS:
         return load_schema(release, version, kind)
-    return core_schema(release, group, version, kind)
+    return _with_scheduler_fields(core_schema(release, group, version, kind), release, group, kind)
+
+
+# --- the fields the scheduler's plugins read (dractl.scheduler) ------------------------------------
+#
+# explain runs kube-scheduler's Filter plugins, which read more of Pods (and pod templates) and
+# Nodes than core_schemas describes: tolerations, containers' requests, limits and host ports,
+# overhead, pod-level resources, scheduling gates, priority, the volumes, topology spread and pod
+# affinity the not-evaluated plugins note, the status of bound Pods (phase, conditions, resized
+# containers), and a Node's spec (unschedulable, taints) and status.allocatable. They are typed
+# here as k8s.io/api core/v1 types them; named string types (TolerationOperator, TaintEffect...)
+# are definitions of their own so that an error names them as Go's decoder does
+# ("of type v1.TaintEffect"). As in core_schemas, every other field is accepted.
+
+_V1 = "io.k8s.api.core.v1."
+_AFFINITY = _V1 + "Affinity"
+_RESOURCE_LIST = _V1 + "ResourceList"
+_RESOURCE_REQUIREMENTS = _V1 + "ResourceRequirements"
+# Quantity as the bundled schemas define it (a string or a number; the string must parse).
+_QUANTITY_DEF: dict[str, Any] = {
+    "oneOf": [{"type": "string"}, {"type": "number"}],
+    "title": "Quantity",
+}
+
+
+def _d(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _obj(**fields: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": fields}
+
+
+def _list_of(name: str) -> dict[str, Any]:
+    return {"type": "array", "items": _d(name)}
+
+
+_STR: dict[str, Any] = {"type": "string"}
+_BOOL: dict[str, Any] = {"type": "boolean"}
+_I32: dict[str, Any] = {"type": "integer", "format": "int32"}
+_I64: dict[str, Any] = {"type": "integer", "format": "int64"}
+_ANY_OBJECT: dict[str, Any] = {"type": "object"}
+
+# Added to PodSpec, PodStatus and Affinity of core_schemas (their fields stay).
+_POD_SPEC_FIELDS: dict[str, Any] = {
+    "nodeName": _STR,
+    "schedulerName": _STR,
+    "priority": _I32,
+    "preemptionPolicy": _d(_V1 + "PreemptionPolicy"),
+    "schedulingGates": _list_of(_V1 + "PodSchedulingGate"),
+    "tolerations": _list_of(_V1 + "Toleration"),
+    "containers": _list_of(_V1 + "Container"),
+    "initContainers": _list_of(_V1 + "Container"),
+    "overhead": _d(_RESOURCE_LIST),
+    "resources": _d(_RESOURCE_REQUIREMENTS),
+    "volumes": _list_of(_V1 + "Volume"),
+    "topologySpreadConstraints": _list_of(_V1 + "TopologySpreadConstraint"),
+}
+_POD_STATUS_FIELDS: dict[str, Any] = {
+    "phase": _d(_V1 + "PodPhase"),
+    "nominatedNodeName": _STR,
+    "startTime": _d(TIME),
+    "conditions": _list_of(_V1 + "PodCondition"),
+    "containerStatuses": _list_of(_V1 + "ContainerStatus"),
+    "initContainerStatuses": _list_of(_V1 + "ContainerStatus"),
+}
+_AFFINITY_FIELDS: dict[str, Any] = {
+    "podAffinity": _d(_V1 + "PodAffinity"),
+    "podAntiAffinity": _d(_V1 + "PodAntiAffinity"),
+}
+_SCHEDULER_DEFS: dict[str, Any] = {
+    **{
+        _V1 + name: _STR
+        for name in (
+            "PreemptionPolicy",
+            "TolerationOperator",
+            "TaintEffect",
+            "Protocol",
+            "ContainerRestartPolicy",
+            "PodPhase",
+            "PodConditionType",
+            "ConditionStatus",
+            "UnsatisfiableConstraintAction",
+        )
+    },
+    _V1 + "PodSchedulingGate": _obj(name=_STR),
+    _V1 + "Toleration": _obj(
+        key=_STR,
+        operator=_d(_V1 + "TolerationOperator"),
+        value=_STR,
+        effect=_d(_V1 + "TaintEffect"),
+        tolerationSeconds=_I64,
+    ),
+    _V1 + "Container": _obj(
+        name=_STR,
+        ports=_list_of(_V1 + "ContainerPort"),
+        resources=_d(_RESOURCE_REQUIREMENTS),
+        restartPolicy=_d(_V1 + "ContainerRestartPolicy"),
+    ),
+    _V1 + "ContainerPort": _obj(hostPort=_I32, hostIP=_STR, protocol=_d(_V1 + "Protocol")),
+    _RESOURCE_REQUIREMENTS: _obj(limits=_d(_RESOURCE_LIST), requests=_d(_RESOURCE_LIST)),
+    _RESOURCE_LIST: {"type": "object", "additionalProperties": _d(QUANTITY)},
+    _V1 + "Volume": _obj(
+        name=_STR,
+        persistentVolumeClaim=_d(_V1 + "PersistentVolumeClaimVolumeSource"),
+        ephemeral=_d(_V1 + "EphemeralVolumeSource"),
+        csi=_d(_V1 + "CSIVolumeSource"),
+        gcePersistentDisk=_d(_V1 + "GCEPersistentDiskVolumeSource"),
+        awsElasticBlockStore=_d(_V1 + "AWSElasticBlockStoreVolumeSource"),
+        azureDisk=_d(_V1 + "AzureDiskVolumeSource"),
+        rbd=_d(_V1 + "RBDVolumeSource"),
+        iscsi=_d(_V1 + "ISCSIVolumeSource"),
+    ),
+    _V1 + "PersistentVolumeClaimVolumeSource": _obj(claimName=_STR),
+    _V1 + "CSIVolumeSource": _obj(driver=_STR),
+    **{
+        _V1 + name: _ANY_OBJECT
+        for name in (
+            "EphemeralVolumeSource",
+            "GCEPersistentDiskVolumeSource",
+            "AWSElasticBlockStoreVolumeSource",
+            "AzureDiskVolumeSource",
+            "RBDVolumeSource",
+            "ISCSIVolumeSource",
+            "PodAffinityTerm",
+        )
+    },
+    _V1 + "TopologySpreadConstraint": _obj(
+        topologyKey=_STR, whenUnsatisfiable=_d(_V1 + "UnsatisfiableConstraintAction")
+    ),
+    _V1 + "PodAffinity": _obj(
+        requiredDuringSchedulingIgnoredDuringExecution=_list_of(_V1 + "PodAffinityTerm")
+    ),
+    _V1 + "PodAntiAffinity": _obj(
+        requiredDuringSchedulingIgnoredDuringExecution=_list_of(_V1 + "PodAffinityTerm")
+    ),
+    _V1 + "PodCondition": _obj(
+        type=_d(_V1 + "PodConditionType"), status=_d(_V1 + "ConditionStatus"), reason=_STR
+    ),
+    # What a bound Pod's resized containers hold (NodeResourcesFit reads it for bound Pods).
+    _V1 + "ContainerStatus": _obj(
+        name=_STR, allocatedResources=_d(_RESOURCE_LIST), resources=_d(_RESOURCE_REQUIREMENTS)
+    ),
+    # A Node: NodeUnschedulable, TaintToleration and NodeResourcesFit.
+    _V1 + "NodeSpec": _obj(unschedulable=_BOOL, taints=_list_of(_V1 + "Taint")),
+    _V1 + "Taint": _obj(key=_STR, value=_STR, effect=_d(_V1 + "TaintEffect"), timeAdded=_d(TIME)),
+    _V1 + "NodeStatus": _obj(allocatable=_d(_RESOURCE_LIST)),
+}
+
+
+def _extended(definition: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    """A struct definition of core_schemas with more fields (a new dict: core_schema's is cached)."""
+    node = definition if isinstance(definition, dict) else _ANY_OBJECT
+    return {**node, "type": "object", "properties": {**fields, **node.get("properties", {})}}
+
+
+def _with_scheduler_fields(
+    schema: dict[str, Any] | None, release: str, group: str, kind: str
+) -> dict[str, Any] | None:
+    """core_schemas' schema of a Pod, workload or Node with the fields the scheduler's plugins
+    read (see above); other kinds' schemas as they are."""
+    if schema is None:
+        return None
+    defs: dict[str, Any] = schema.get("$defs", {})
+    node = (group, kind) == ("", "Node")
+    if POD_SPEC not in defs and not node:
+        return schema
+    bundled = load_schema(release, "v1", "ResourceClaim")
+    quantity = (bundled or {}).get("$defs", {}).get(QUANTITY, _QUANTITY_DEF)
+    defs = {**defs, **_SCHEDULER_DEFS, QUANTITY: quantity}
+    if POD_SPEC in defs:
+        defs[POD_SPEC] = _extended(defs[POD_SPEC], _POD_SPEC_FIELDS)
+        defs[POD_STATUS] = _extended(defs.get(POD_STATUS), _POD_STATUS_FIELDS)
+        defs[_AFFINITY] = _extended(defs.get(_AFFINITY), _AFFINITY_FIELDS)
+    properties = dict(schema.get("properties", {}))
+    if node:
+        properties.setdefault("spec", _d(_V1 + "NodeSpec"))
+        properties.setdefault("status", _d(_V1 + "NodeStatus"))
+    return {**schema, "properties": properties, "$defs": defs}
 
 
 @cache
@@ -322,8 +500,9 @@ def object_decode_errors(obj: ApiObject, release: str) -> list[SchemaProblem]:
     quantities or times it cannot parse (DRA011 and DRA012 for DRA kinds).
 
     Besides the DRA kinds this covers the fields dractl reads from Pods, workloads, Nodes and
-    DeviceTaintRules (:mod:`dractl.api.core_schemas`), so that ``dractl explain`` can refuse an
-    object before the allocator reads it. Unknown fields are not decoding errors here: a
+    DeviceTaintRules (:mod:`dractl.api.core_schemas`, and the fields the scheduler's plugins
+    read, :data:`_SCHEDULER_DEFS`), so that ``dractl explain`` can refuse an object before the
+    allocator or a plugin reads it. Unknown fields are not decoding errors here: a
     decoder that is not strict drops them.
     """
     if not obj.dra and not has_core_schema(obj.group, obj.version, obj.kind):
@@ -407,11 +586,14 @@ def _wrong_type(
     obj: ApiObject, schema: dict[str, Any], step: _Step, path: tuple[Any, ...], value: Any
 ) -> SchemaProblem:
     defs = schema.get("$defs", {})
+    # The type Go names, and what it is made of: a named string type (v1.TaintEffect) takes
+    # what a string takes.
+    underlying = go_type(defs, step.node)
     if step.definition is not None:
         target = f"{_package(step.definition)}.{_short(step.definition)}"
     else:
-        target = go_type(defs, step.node)
-    kind = json_kind(value, target)
+        target = underlying
+    kind = json_kind(value, underlying)
     if step.go_fields:
         message = (
             f"cannot unmarshal {kind} into Go struct field "
@@ -424,7 +606,7 @@ def _wrong_type(
         message=message,
         field=strict_path(path),
         position=obj.source.position(path),
-        hint=_type_hint(obj, path, value, target),
+        hint=_type_hint(obj, path, value, target, underlying),
     )
 
 
@@ -432,13 +614,16 @@ _DIGITS_RE = r"[-+]?[0-9]+"
 HINT_SCALAR_LENGTH = 40  # a hint quotes the scalar; the code frame already shows all of it
 
 
-def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -> str | None:
+def _type_hint(
+    obj: ApiObject, path: tuple[Any, ...], value: Any, target: str, underlying: str | None = None
+) -> str | None:
+    underlying = target if underlying is None else underlying
     # A whole number out of range; or digits too many for a float, which go-yaml reads as a string
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
     digits = isinstance(value, str) and len(value) > 19 and re.fullmatch(_DIGITS_RE, value) is not None
-    if target in INTEGER_RANGES and (whole or digits) and not isinstance(value, bool):
-        low, high = INTEGER_RANGES[target]
-        return f"expected a whole number from {low} to {high} (the field is {target})"
+    if underlying in INTEGER_RANGES and (whole or digits) and not isinstance(value, bool):
+        low, high = INTEGER_RANGES[underlying]
+        return f"expected a whole number from {low} to {high} (the field is {underlying})"
     text = _yaml11_text(obj, obj.source.position(path))
     if text is not None:
         # (the validation package, imported for one function, would cost explain and select 10 ms)
@@ -450,7 +635,7 @@ def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -
             f"kubectl reads the plain scalar {shown} the YAML 1.1 way, as {read_as}; "
             f'quote it ("{shown}") if you mean the string'
         )
-    expected = {
+    hints = {
         "string": "a string",
         "bool": "true or false",
         "int": "a whole number",
@@ -459,7 +644,8 @@ def _type_hint(obj: ApiObject, path: tuple[Any, ...], value: Any, target: str) -
         "float64": "a number",
         "resource.Quantity": 'a quantity such as 4 or "16Gi"',
         "v1.Time": 'an RFC 3339 time such as "2025-01-31T12:00:00Z"',
-    }.get(target)
+    }
+    expected = hints.get(target) or hints.get(underlying)
     if expected is None:
         expected = "a list" if target.startswith("[]") else "a mapping"
     return f"expected {expected}"

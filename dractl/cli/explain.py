@@ -41,7 +41,8 @@ Examples:
   dractl explain --replicas max examples/explain/replicas/
   dractl explain examples/explain/gpu-pod/pod.yaml - < examples/explain/gpu-pod/cluster.yaml
 
-Exit codes: 0 the claims fit on at least one node, 1 they fit nowhere, 2 usage error or bad input.
+Exit codes: 0 the claims fit on at least one node (a Pod: the scheduler would place it), 1 they
+fit nowhere (a Pod stays Pending), 2 usage error or bad input.
 """
 
 
@@ -99,6 +100,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "that many (default: one per CPU; used only when it pays). The output is the same "
         "whatever the number.",
     )
+    parser.add_argument(
+        "--scheduler-config", metavar="FILE",
+        help="A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as kube-scheduler "
+        "takes it: the profile for the Pod's schedulerName, its plugins and their arguments "
+        "(default: kube-scheduler's default profile).",
+    )
     add_kubernetes_version(parser)
     add_feature_gates(parser)
     add_cel_engine(parser)
@@ -122,6 +129,11 @@ def run(args: argparse.Namespace) -> int:
     if args.placement not in PLACEMENTS:
         raise UsageError(f"--placement: unknown placement {args.placement!r}; choose pack or spread")
     jobs = args.jobs or available_cpus()
+    profiles = None
+    if args.scheduler_config is not None:
+        from dractl.scheduler.config import load_scheduler_config
+
+        profiles = load_scheduler_config(args.scheduler_config)
     settings = ExplainSettings(
         features=features(args.kubernetes_version, args.feature_gates),
         claims=tuple(args.claim or ()),
@@ -135,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         jobs=jobs,
         output=args.output,
         verbose=args.verbose,
+        scheduler_profiles=profiles,
     )
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None

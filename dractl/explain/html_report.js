@@ -6,14 +6,17 @@
   var S = data.strings;
   var TOKEN = "\u0000";
   var SVG = "http://www.w3.org/2000/svg";
-  var GAP = 12, LABEL = 320, MAX_ROWS = 400, MAX_NAMES = 30, MAX_ALLOCATIONS = 200;
+  var GAP = 12, LABEL = 320, MAX_ROWS = 400, MAX_NAMES = 30, MAX_ALLOCATIONS = 200, MAX_STATUS = 240;
+  // Device states, then the scheduler plugins that rejected nodes before the device search
+  // (a cell of such a node has its plugin's colour).
+  var kinds = data.categories.concat(data.plugins);
   var categories = {};
-  data.categories.forEach(function (c) { categories[c.key] = c; });
+  kinds.forEach(function (c) { categories[c.key] = c; });
   // Cells name their category by index in the data; by key from here on.
   var allUnits = data.units.concat(data.workloads.map(function (w) { return w.unit; }).filter(Boolean));
   allUnits.forEach(function (unit) {
-    unit.groups.forEach(function (g) { g.cells.forEach(function (c) { c[1] = data.categories[c[1]].key; }); });
-    unit.rows.forEach(function (r) { r.cells.forEach(function (c) { c[1] = data.categories[c[1]].key; }); });
+    unit.groups.forEach(function (g) { g.cells.forEach(function (c) { c[1] = kinds[c[1]].key; }); });
+    unit.rows.forEach(function (r) { r.cells.forEach(function (c) { c[1] = kinds[c[1]].key; }); });
   });
   var RESULTS = { allocated: "allocated", unschedulable: "unschedulable", error: "error" };
   var MARKS = { allocated: "\u2713", unschedulable: "\u2717", error: "!" };
@@ -96,6 +99,24 @@
   function toYaml(value) { return nested(value) ? yamlLines(value, "").join("\n") + "\n" : inline(value) + "\n"; }
 
   function shown(s) { return s.split(TOKEN).join("\u2039node\u203a"); }
+  // The scheduler's status of a group's node ("NodeUnschedulable: node(s) were unschedulable"),
+  // its detail (dractl's words) apart; null for a node that passed.
+  function groupStatus(group) { return group.status === undefined ? null : data.statuses[group.status]; }
+  function statusText(group, node) {
+    var st = groupStatus(group);
+    if (!st) return null;
+    return (st.plugin || "scheduler") + (st.phase === "PreFilter" ? " (PreFilter)" : "") + ": " +
+      filled(group, st.reasons, node).join(", ");
+  }
+  function statusDetail(group, node) {
+    var st = groupStatus(group);
+    return st && st.detail ? filled(group, st.detail, node) : null;
+  }
+  // The legend entry of the plugin a group's nodes are coloured by, or null.
+  function rejectedBy(group) {
+    var st = groupStatus(group);
+    return st && st.rejectedBy ? categories[st.rejectedBy] : null;
+  }
   function number(n) { return n.toLocaleString("en-US"); }
   function plural(n, word) { return number(n) + " " + word + (n === 1 ? "" : "s"); }
   function deviceId(group, column, node) {
@@ -153,6 +174,10 @@
       var kind = reason.split(":")[0], value = reason.slice(kind.length + 1);
       if (kind === "result" && group.result !== value) return [];
       if (kind === "category" && !this.groupCats[groupIndex][value]) return [];
+      if (kind === "verdict") {
+        var plugin = rejectedBy(group);
+        if (!plugin || plugin.key !== value) return [];
+      }
     }
     return this.filterName ? group.nodes.filter(this.filterName) : group.nodes;
   };
@@ -169,6 +194,10 @@
       if (u.counts[r]) reasonSelect.appendChild(el("option", { value: "result:" + r, text: "nodes: " + RESULTS[r] }));
     });
     this.present = {};
+    data.plugins.forEach(function (p) {
+      var present = self.present[p.key] = u.groups.some(function (g) { var r = rejectedBy(g); return r && r.key === p.key; });
+      if (present) reasonSelect.appendChild(el("option", { value: "verdict:" + p.key, text: "nodes: " + p.label }));
+    });
     data.categories.forEach(function (c) {
       var present = self.present[c.key] = u.groups.some(function (g, i) { return self.groupCats[i][c.key]; });
       if (present) reasonSelect.appendChild(el("option", { value: "category:" + c.key, text: "devices: " + c.label }));
@@ -201,27 +230,84 @@
     var counts = el("dd", null, Object.keys(RESULTS).map(function (r) {
       return el("span", { class: "count", "data-result": r, "data-count": u.counts[r] || 0, text: number(u.counts[r] || 0) + " " + r });
     }), u.timedOut ? el("span", { class: "muted", text: "(" + u.timedOut + " timed out)" }) : null);
+    var devices = u.pick ? [
+      el("ul", null, u.pick.requests.map(function (r) {
+        return el("li", null, r.claim + " request " + r.request + ": ", el("code", { text: r.devices.join(", ") }));
+      })),
+      u.pick.orderAmbiguous ? el("div", { class: "muted", text: "The scheduler visits pools in an unspecified order here and may pick other, equally valid devices." }) : null,
+    ] : null;
+    var list = el("dl", { class: "summary" },
+      el("dt", { text: "claims" }), el("dd", { class: "claims", text: claims.join(", ") || "none" }),
+      el("dt", { text: "nodes" }), counts);
+    if (u.scheduler) {
+      // A Pod: kube-scheduler's answer, as the text output gives it.
+      append(list, [el("dt", { text: "scheduler" }), this.schedulerAnswer(devices)]);
+      if (u.scheduler.specialClaim) append(list, [el("dt", { text: "extended resources" }), this.specialClaim(u.scheduler.specialClaim)]);
+      return list;
+    }
     var pick;
     if (u.pick) {
       pick = el("dd", { class: "pick" }, "node ", el("code", { text: u.pick.node }),
         u.counts.allocated > 1 ? el("span", { class: "muted", text: " (first of " + number(u.counts.allocated) +
-          " nodes that can; the scheduler's scoring chooses among them)" }) : null,
-        el("ul", null, u.pick.requests.map(function (r) {
-          return el("li", null, r.claim + " request " + r.request + ": ", el("code", { text: r.devices.join(", ") }));
-        })),
-        u.pick.orderAmbiguous ? el("div", { class: "muted", text: "The scheduler visits pools in an unspecified order here and may pick other, equally valid devices." }) : null);
+          " nodes that can; the scheduler's scoring chooses among them)" }) : null, devices);
     } else {
       pick = el("dd", { class: "pick", text: "no node can allocate " + (u.claims.length === 1 ? "the claim" : "all claims") });
     }
-    return el("dl", { class: "summary" },
-      el("dt", { text: "claims" }), el("dd", { class: "claims", text: claims.join(", ") || "none" }),
-      el("dt", { text: "nodes" }), counts,
-      el("dt", { text: "would pick" }), pick);
+    append(list, [el("dt", { text: "would pick" }), pick]);
+    return list;
+  };
+
+  // The node the scheduler selects (and the devices it gets there), or the FailedScheduling
+  // message word for word, or the error that ends the attempt.
+  Unit.prototype.schedulerAnswer = function (devices) {
+    var s = this.unit.scheduler;
+    if (s.preEnqueue) {
+      return el("dd", { class: "scheduler", "data-outcome": "pre-enqueue" }, "the Pod is not scheduled: " +
+        (s.preEnqueue.plugin || "scheduler") + " PreEnqueue: ", el("span", { class: "scheduler-message", text: s.preEnqueue.reasons.join(", ") }),
+        s.preEnqueue.detail ? el("div", { class: "muted", text: s.preEnqueue.detail }) : null);
+    }
+    if (s.selectedNode !== null) {
+      var others = this.unit.counts.allocated - 1;
+      return el("dd", { class: "scheduler pick", "data-outcome": "selected" }, "selects node ", el("code", { class: "selected-node", text: s.selectedNode }),
+        others > 0 ? el("span", { class: "muted", text: " (of " + number(others + 1) + " nodes that pass its filters: the highest " +
+          "DynamicResources score, then explain's order; dractl computes no other score)" }) : null, devices);
+    }
+    if (s.error !== null) {
+      return el("dd", { class: "scheduler", "data-outcome": "error" }, "error (FailedScheduling, reason SchedulerError): ",
+        el("span", { class: "scheduler-message", text: s.error }));
+    }
+    if (s.message !== null) {
+      return el("dd", { class: "scheduler", "data-outcome": "failed" }, "FailedScheduling: ",
+        el("span", { class: "scheduler-message", text: s.message }));
+    }
+    return el("dd", { class: "scheduler muted", "data-outcome": "none", text: s.profile === null ?
+      "no profile of the scheduler configuration serves the Pod's schedulerName: kube-scheduler leaves it alone" : "no verdict" });
+  };
+
+  // The claim the scheduler makes for the Pod's extended resources: its requests, which
+  // container's resource each serves, and its allocation on the selected node.
+  Unit.prototype.specialClaim = function (claim) {
+    var requests = claim.requests.map(function (r) {
+      var exactly = r.exactly || {};
+      var count = exactly.allocationMode === "All" ? "all devices" : String(exactly.count === undefined ? 1 : exactly.count);
+      return el("li", { class: "special-request" }, el("code", { text: r.name }), ": " + count + " of class " + exactly.deviceClassName);
+    });
+    var mappings = claim.requestMappings.map(function (m) {
+      return el("li", { class: "special-mapping" }, "container " + m.containerName + " ", el("code", { text: m.resourceName }),
+        " \u2192 request ", el("code", { text: m.requestName }));
+    });
+    return el("dd", { class: "special-claim" },
+      "claim ", el("code", { text: (claim.namespace ? claim.namespace + "/" : "") + claim.generateName + "\u2026" }),
+      el("span", { class: "muted", text: " (made by the scheduler for the Pod; its name gets a random suffix)" }),
+      el("ul", null, requests, mappings),
+      claim.allocation ? el("details", { class: "special-allocation" },
+        el("summary", { text: "its AllocationResult on " + this.unit.scheduler.selectedNode }),
+        el("pre", { class: "yaml", text: toYaml(claim.allocation) })) : null);
   };
 
   Unit.prototype.update = function () {
     var u = this.unit, self = this;
-    var rows = [], nodes = 0, cellCounts = {};
+    var rows = [], nodes = 0, cellCounts = {}, pluginNodes = {};
     u.rows.forEach(function (row, rowIndex) {
       var members = [], count = 0;
       row.groups.forEach(function (g) {
@@ -232,20 +318,37 @@
       nodes += count;
       members.forEach(function (m) {
         u.groups[m.group].cells.forEach(function (c) { cellCounts[c[1]] = (cellCounts[c[1]] || 0) + m.nodes.length; });
+        var plugin = rejectedBy(u.groups[m.group]);
+        if (plugin) pluginNodes[plugin.key] = (pluginNodes[plugin.key] || 0) + m.nodes.length;
       });
       rows.push({ row: row, index: rowIndex, members: members, count: count });
     });
     this.matches.textContent = plural(nodes, "node") + " of " + number(u.nodes) + " in " + plural(rows.length, "row");
-    this.drawLegend(cellCounts);
+    this.drawLegend(cellCounts, pluginNodes);
     this.drawPicture(rows);
     this.drawAllocations();
     var selected = rows.filter(function (r) { return r.index === self.selectedRow; })[0];
     if (selected) this.showRow(selected); else this.details.textContent = "";
   };
 
-  Unit.prototype.drawLegend = function (cellCounts) {
+  Unit.prototype.drawLegend = function (cellCounts, pluginNodes) {
     var self = this;
     this.legend.textContent = "";
+    // Nodes rejected by a plugin before the device search: counted in nodes.
+    data.plugins.forEach(function (p) {
+      if (!self.present[p.key]) return;
+      var count = pluginNodes[p.key] || 0;
+      var item = el("li", { class: "legend-item plugin" + (self.filterReason === "verdict:" + p.key ? " active" : ""),
+        "data-category": p.key, "data-plugin": p.plugin, "data-count": count, title: "show only nodes " + p.label },
+        el("span", { class: "swatch", style: "background:" + p.colour }), p.label + " (" + plural(count, "node") + ")");
+      item.addEventListener("click", function () {
+        var value = self.filterReason === "verdict:" + p.key ? "" : "verdict:" + p.key;
+        self.filterReason = value;
+        self.reasonSelect.value = value;
+        self.update();
+      });
+      self.legend.appendChild(item);
+    });
     data.categories.forEach(function (c) {
       if (!self.present[c.key]) return;
       var count = cellCounts[c.key] || 0;
@@ -269,7 +372,23 @@
   Unit.prototype.drawPicture = function (rows) {
     var u = this.unit, self = this;
     var drawn = rows.slice(0, MAX_ROWS);
-    var width = Math.max(this.columnX(u.columns.length) + self.cell + 8, LABEL + 360);
+    // A row coloured by a plugin shows its status after the cells: room for the longest.
+    var statusX = u.columns.length ? this.columnX(u.columns.length) + 10 : LABEL;
+    var statuses = drawn.map(function (r) {
+      var group = u.groups[r.members[0].group], node = r.members[0].nodes[0];
+      var plugin = rejectedBy(group);
+      if (!plugin) return null;
+      // The plugin and its reasons in full; dractl's detail cut short if it is long (the
+      // row's tooltip and its details have it all).
+      var reasons = statusText(group, node), detail = statusDetail(group, node);
+      var full = reasons + (detail ? " (" + detail + ")" : "");
+      var room = Math.max(40, MAX_STATUS - reasons.length);
+      var shortDetail = detail && detail.length > room ? detail.slice(0, room - 1) + "\u2026" : detail;
+      return { plugin: plugin, full: full, text: reasons + (detail ? " (" + shortDetail + ")" : "") };
+    });
+    var longest = statuses.reduce(function (n, s) { return s ? Math.max(n, s.text.length) : n; }, 0);
+    var width = Math.max(this.columnX(u.columns.length) + self.cell + 8, LABEL + 360,
+      longest ? statusX + self.cell + 8 + Math.ceil(longest * 6.2) : 0);
     var height = self.header + drawn.length * self.cell + 8;
     var picture = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, class: "grid" });
     var firstShared = this.firstShared;
@@ -298,7 +417,15 @@
       g.appendChild(svg("text", { class: "mark-" + r.row.result, x: 4, y: y + self.cell - 3, text: MARKS[r.row.result] }));
       g.appendChild(svg("text", { class: "row-label", x: 18, y: y + self.cell - 3, text: label.length > 48 ? label.slice(0, 47) + "\u2026" : label },
         svg("title", { text: label })));
-      if (!r.row.cells.length) {
+      var status = statuses[position];
+      if (status) {
+        g.setAttribute("data-plugin", status.plugin.plugin);
+        var x = statusX;
+        g.appendChild(svg("rect", { class: "status-swatch", x: x + 1, y: y + 1, width: self.cell - 2, height: self.cell - 2,
+          fill: status.plugin.colour, "data-category": status.plugin.key }));
+        g.appendChild(svg("text", { class: "row-status", x: x + self.cell + 4, y: y + self.cell - 4, text: status.text },
+          svg("title", { text: status.plugin.label + ": " + status.full })));
+      } else if (!r.row.cells.length) {
         g.appendChild(svg("text", { class: "muted no-devices", x: LABEL, y: y + self.cell - 4, text: "no devices on this node" }));
       }
       r.row.cells.forEach(function (c) {
@@ -366,6 +493,16 @@
     var u = this.unit;
     body.textContent = "";
     body.appendChild(el("div", { class: "outcome" }, el("strong", { text: node + ": " }), text(group, group.reason, node)));
+    var status = statusText(group, node);
+    if (status !== null) {
+      // The scheduler's status of the node: the first plugin that rejected it, its reasons
+      // word for word, and dractl's detail.
+      var plugin = rejectedBy(group), detail = statusDetail(group, node);
+      body.appendChild(el("div", { class: "scheduler-status", "data-plugin": groupStatus(group).plugin },
+        plugin ? el("span", { class: "swatch", style: "background:" + plugin.colour }) : null,
+        "scheduler: ", el("span", { class: "status-reasons", text: status }),
+        detail ? el("div", { class: "muted status-detail", text: detail }) : null));
+    }
     var table = el("table", null, el("tr", null, el("th", { text: "device" }), el("th", { text: "state" }), el("th", { text: "why" })));
     group.cells.forEach(function (c) {
       table.appendChild(el("tr", { "data-category": c[1] },

@@ -9,6 +9,10 @@ Nodes are grouped exactly: two nodes are in one group when every text shown for 
 details, outcome, AllocationResult) is the same once each node's own name is replaced by a
 placeholder, so the page can show any node of a group by putting its name back. Groups with
 the same colours form one row of the picture.
+
+For a Pod, the scheduler's verdict is part of the page: a node that a Filter plugin rejected
+before the allocator's device search (or that DynamicResources rejected by a check of its own)
+is coloured by that plugin, and the unit's summary gives the scheduler's answer.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ from dractl.allocator.trace import Reason
 from dractl.explain.render import (
     allocations_data,
     contract_result,
+    scheduler_data,
     short_reason,
     workload_summary_lines,
 )
 from dractl.explain.run import natural_key
+from dractl.scheduler.status import Code
 
 if TYPE_CHECKING:
     from dractl.allocator import DeviceEntry, Inventory, NodeTrace, Rejection
@@ -84,6 +90,30 @@ _CATEGORY_OF_REASON = {
 }
 assert set(_CATEGORY_OF_REASON) == set(Reason), "every reason has a colour"
 
+# A node rejected by a scheduler plugin before the allocator's device search (or by a check of
+# DynamicResources' own) is coloured by that plugin: in the legend in the order of the default
+# profile's Filter phase, in colours the device states above do not use.
+PLUGIN_COLOURS: dict[str, str] = {
+    "NodeUnschedulable": "#543005",
+    "NodeName": "#7f3b08",
+    "TaintToleration": "#b35806",
+    "NodeAffinity": "#637939",
+    "NodePorts": "#5254a3",
+    "NodeResourcesFit": "#bd9e39",
+    "VolumeRestrictions": "#843c39",
+    "EBSLimits": "#7b4173",
+    "GCEPDLimits": "#ce6dbd",
+    "NodeVolumeLimits": "#de9ed6",
+    "AzureDiskLimits": "#9c9ede",
+    "VolumeBinding": "#ad494a",
+    "VolumeZone": "#8ca252",
+    "PodTopologySpread": "#6b6ecf",
+    "InterPodAffinity": "#a55194",
+    "DynamicResources": "#003c30",
+}
+_OTHER_PLUGIN_COLOURS = ["#393b79", "#8c6d31", "#17becf", "#e7969c", "#cedb9c", "#252525"]
+_PLUGIN_ORDER = {name: index for index, name in enumerate(PLUGIN_COLOURS)}
+
 
 class Strings:
     """Texts of the page, each stored once and referred to by index."""
@@ -131,14 +161,49 @@ class _Devices:
                     self.shared.append(device)
 
 
-def _device_cells(result: NodeResult, devices: _Devices, messages: dict[int, tuple[Rejection, str]]) -> dict[DeviceEntry, _Cell]:
-    """What happened to each device of the node's row."""
+def _plugin_key(result: NodeResult) -> str | None:
+    """The legend entry of the scheduler plugin that rejected the node (``plugin:<name>``, or
+    ``plugin-error:<name>`` for an error), unless it was the allocator's device search (whose
+    trace colours the devices) or nothing rejected it."""
+    verdict = result.scheduler
+    if verdict is None:
+        return None
+    status = verdict.status
+    if status.success or status.code is Code.SKIP:
+        return None
+    outcome = result.outcome
+    if status.plugin == "DynamicResources" and outcome is not None and outcome.status != "allocated":
+        return None  # the device search: unschedulable, timed out, or its error
+    kind = "plugin-error" if status.code is Code.ERROR else "plugin"
+    return f"{kind}:{status.plugin or 'scheduler'}"
+
+
+def _plugin_entries(keys: set[str]) -> list[dict[str, str]]:
+    """The legend entries of the plugins that rejected some node, in the Filter phase's order."""
+    entries = []
+    others = 0
+    for key in sorted(keys, key=lambda k: (_PLUGIN_ORDER.get(k.split(":", 1)[1], len(_PLUGIN_ORDER)),
+                                            k.split(":", 1)[1], k)):
+        kind, plugin = key.split(":", 1)
+        colour = PLUGIN_COLOURS.get(plugin)
+        if colour is None:
+            colour = _OTHER_PLUGIN_COLOURS[others % len(_OTHER_PLUGIN_COLOURS)]
+            others += 1
+        label = f"error in {plugin}" if kind == "plugin-error" else f"rejected by {plugin}"
+        entries.append({"key": key, "plugin": plugin, "label": label, "colour": colour})
+    return entries
+
+
+def _device_cells(result: NodeResult, devices: _Devices, messages: dict[int, tuple[Rejection, str]],
+                  plugin: str | None = None) -> dict[DeviceEntry, _Cell]:
+    """What happened to each device of the node's row; where the search did not run because
+    ``plugin`` (a legend entry's key) rejected the node, that plugin's verdict."""
     own = devices.local.get(result.node, [])
     outcome = result.outcome
     trace: NodeTrace | None = outcome.trace if outcome is not None else None
     if trace is None:
         why = result.error or "not searched"
-        return {device: _Cell("not-evaluated", [why]) for device in (*own, *devices.shared)}
+        return {device: _Cell(plugin or "not-evaluated", [why]) for device in (*own, *devices.shared)}
     cells: dict[DeviceEntry, _Cell] = {}
 
     def mark(device: DeviceEntry, category: str, detail: str) -> None:
@@ -207,7 +272,20 @@ def _in_strings(value: Any, node: str) -> Any:
     return value
 
 
-def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[str, Any]:
+def _status_data(result: NodeResult, plugin: str | None) -> dict[str, Any] | None:
+    """The scheduler's status of a node that did not pass, for the page (``rejectedBy``: the
+    legend entry's key where the node is coloured by its plugin; ``reasons`` and ``detail``
+    are texts of the node's group, with the placeholder for its name)."""
+    verdict = result.scheduler
+    if verdict is None or verdict.status.success:
+        return None
+    status = verdict.status
+    return {"plugin": status.plugin, "code": status.code.value, "phase": verdict.phase,
+            "reasons": list(status.reasons), "detail": status.detail, "rejectedBy": plugin}
+
+
+def _unit_data(unit: UnitResult, strings: Strings, structures: Strings, statuses: Strings,
+               ranks: dict[str, int]) -> dict[str, Any]:
     ordered = unit.ordered()
     inventory = next(
         (r.outcome.trace.inventory for r in ordered if r.outcome is not None and r.outcome.trace is not None),
@@ -225,15 +303,17 @@ def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[
         result_name = contract_result(result)
         counts[result_name] = counts.get(result_name, 0) + 1
         reason = short_reason(result)
-        cells = _device_cells(result, devices, messages)
+        plugin = _plugin_key(result)
+        cells = _device_cells(result, devices, messages, plugin)
         allocations = allocations_data(unit.unit.claims, result)
+        status = _status_data(result, plugin)
         details = {device: "\n".join(cell.details) for device, cell in cells.items()}
         # A text that holds the placeholder already cannot be told apart: such a node keeps
         # its texts as they are, in a group of its own.
         literal = any(
             NODE_TOKEN in text
             for text in (reason, *details.values(), *(part for d in cells for part in d.id))
-        ) or any(NODE_TOKEN in text for text in _strings(allocations))
+        ) or any(NODE_TOKEN in text for value in (allocations, status) for text in _strings(value))
 
         def norm(text: str, node: str = node, literal: bool = literal) -> str:
             return text if literal else _normalized(text, node)
@@ -251,9 +331,14 @@ def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[
         if allocations is not None and not literal:
             allocations = _in_strings(allocations, node)
         allocations_key = json.dumps(allocations) if allocations is not None else None
-        key = (result_name, norm(reason), cell_key, allocations_key, result.timed_out, node if literal else "")
+        if status is not None and not literal:  # its texts; the rest is read by the page's script
+            status = {**status, "reasons": _in_strings(status["reasons"], node), "detail": _in_strings(status["detail"], node)}
+        status_key = json.dumps(status) if status is not None else None
+        key = (result_name, norm(reason), cell_key, allocations_key, status_key, result.timed_out,
+               node if literal else "")
         group = groups.get(key)
         if group is None:
+            status_index = None if status_key is None else statuses.add(status_key)
             group = groups[key] = {
                 "nodes": [],
                 "result": result_name,
@@ -263,7 +348,11 @@ def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[
                 "allocations": None if allocations_key is None else structures.add(allocations_key),
                 "literal": literal,
             }
-            row_key = (result_name, tuple((column, category) for column, category, _ in cell_key))
+            if status_index is not None:  # the scheduler's status, for a Pod's node that did not pass
+                group["status"] = status_index
+            # A row coloured by a plugin shows that plugin's status: its nodes share it.
+            row_key = (result_name, status_index if plugin is not None else None,
+                       tuple((column, category) for column, category, _ in cell_key))
             rows.setdefault(row_key, []).append(len(groups) - 1)
         group["nodes"].append(node)
     # Node-local columns first (by driver and device name), then the network-attached band.
@@ -273,9 +362,12 @@ def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[
     group_list = list(groups.values())
     for group in group_list:
         group["cells"] = sorted(
-            [index[column], _RANK[category], strings.add(text)] for column, category, text in group["cells"]
+            [index[column], ranks[category], strings.add(text)] for column, category, text in group["cells"]
         )
-    pick = next((r for r in ordered if r.allocated), None)
+    if unit.verdict is not None:  # a Pod: the node the scheduler selects
+        pick = next((r for r in ordered if r.node == unit.verdict.selected), None)
+    else:
+        pick = next((r for r in ordered if r.allocated), None)
     return {
         "title": unit.unit.title,
         "claims": [[c.qualified_name, c.template] for c in unit.unit.claims],
@@ -284,14 +376,16 @@ def _unit_data(unit: UnitResult, strings: Strings, structures: Strings) -> dict[
         "timedOut": sum(1 for r in ordered if r.timed_out),
         "nodes": len(ordered),
         "pick": _pick(pick) if pick is not None else None,
+        # The scheduler's answer for a Pod (as `scheduler` in the JSON output), else None.
+        "scheduler": scheduler_data(unit),
         "columns": [
             {"band": band, "driver": driver, "pool": pool, "device": name} for band, driver, pool, name in order
         ],
         "groups": group_list,
         "rows": [
             {"result": result_name, "groups": members,
-             "cells": sorted([index[column], _RANK[category]] for column, category in cells)}
-            for (result_name, cells), members in rows.items()
+             "cells": sorted([index[column], ranks[category]] for column, category in cells)}
+            for (result_name, _, cells), members in rows.items()
         ],
     }
 
@@ -314,21 +408,27 @@ def _pick(result: NodeResult) -> dict[str, Any]:
 
 
 def report_data(explanation: Explanation) -> dict[str, Any]:
-    """The page's data: categories, texts and AllocationResults (referred to by index), and
-    per allocation unit its summary, columns, node groups and rows. A cell is `[column,
-    category, text]`, each an index."""
+    """The page's data: categories, the plugins that rejected nodes, texts, AllocationResults
+    and scheduler statuses (referred to by index), and per allocation unit its summary,
+    columns, node groups and rows. A cell is `[column, category, text]`, each an index; a
+    category past the device states is a plugin (``plugins[category - len(categories)]``)."""
     from rich.text import Text
 
     from dractl import __version__
 
+    explained = [*explanation.units, *(r.explained for r in explanation.workloads if r.explained is not None)]
+    plugins = _plugin_entries({key for unit in explained for r in unit.nodes if (key := _plugin_key(r))})
+    ranks = {**_RANK, **{entry["key"]: len(CATEGORIES) + i for i, entry in enumerate(plugins)}}
     strings = Strings()
     structures = Strings()  # AllocationResults (as JSON text) of node groups, each stored once
-    units = [_unit_data(unit, strings, structures) for unit in explanation.units]
+    statuses = Strings()  # the scheduler's statuses (as JSON text) of node groups, each stored once
+    units = [_unit_data(unit, strings, structures, statuses, ranks) for unit in explanation.units]
     workloads = [
         {
             # What the text output says of the replicas, then the picture of the one explained.
             "summary": [Text.from_markup(line).plain for line in workload_summary_lines(result, verbose=True)],
-            "unit": None if result.explained is None else _unit_data(result.explained, strings, structures),
+            "unit": None if result.explained is None
+            else _unit_data(result.explained, strings, structures, statuses, ranks),
         }
         for result in explanation.workloads
     ]
@@ -338,10 +438,12 @@ def report_data(explanation: Explanation) -> dict[str, Any]:
         "implementation": explanation.implementation,
         "notes": explanation.notes,
         "categories": [{"key": k, "label": label, "colour": colour} for k, label, colour in CATEGORIES],
+        "plugins": plugins,
         "units": units,
         "workloads": workloads,
         "strings": strings.items,
         "allocations": [json.loads(text) for text in structures.items],
+        "statuses": [json.loads(text) for text in statuses.items],
     }
 
 

@@ -143,14 +143,86 @@ def contract_result(result: NodeResult) -> str:
 
 
 def allocations_data(claims: list[ClaimInput], result: NodeResult) -> list[dict[str, Any]] | None:
-    """One AllocationResult per claim, in claim order, or None."""
+    """One AllocationResult per claim, in claim order, or None; the scheduler's claim for
+    extended resources, when the node needs one, comes last (``"claim": "<extended-resources>"``)."""
     outcome = result.outcome
     if outcome is None or outcome.allocations is None:
         return None
-    return [
+    out = [
         {"claim": claim.qualified_name, "allocation": allocation}
-        for claim, allocation in zip(claims, outcome.allocations, strict=True)
+        for claim, allocation in zip(claims, outcome.allocations, strict=False)
     ]
+    out.extend({"claim": EXTENDED_CLAIM, "allocation": allocation} for allocation in outcome.allocations[len(claims):])
+    return out
+
+
+EXTENDED_CLAIM = "<extended-resources>"  # the scheduler's in-memory name for it
+
+
+def scheduler_node_data(result: NodeResult) -> dict[str, Any]:
+    """The contract's per-node scheduler fields: status, the first rejecting plugin, its exact
+    reasons, and ``phase: PreFilter`` where PreFilter decided the node."""
+    verdict = result.scheduler
+    if verdict is None:
+        return {}
+    status = verdict.status
+    data: dict[str, Any] = {"status": status.code.value, "plugin": status.plugin, "reasons": list(status.reasons)}
+    if status.detail:
+        data["detail"] = status.detail
+    if verdict.phase == "PreFilter":
+        data["phase"] = "PreFilter"
+    return data
+
+
+def _status_data(status: Any) -> dict[str, Any] | None:
+    if status is None:
+        return None
+    data: dict[str, Any] = status.data()
+    if status.detail:
+        data["detail"] = status.detail
+    return data
+
+
+def scheduler_data(unit: UnitResult) -> dict[str, Any] | None:
+    """The unit's ``scheduler`` object: the attempt's verdict (Pods only)."""
+    verdict = unit.verdict
+    if verdict is None or unit.attempt is None:
+        return None
+    pre_filter = verdict.pre_filter
+    attempt = unit.attempt
+    skipped = sorted(attempt.cycle.skipped)
+    special = None
+    if unit.special is not None:
+        claim, mappings, allocation = unit.special
+        metadata = claim.get("metadata") or {}
+        special = {
+            "generateName": metadata.get("generateName"),
+            "namespace": metadata.get("namespace"),
+            "annotations": metadata.get("annotations"),
+            "ownerReferences": metadata.get("ownerReferences"),
+            "requests": ((claim.get("spec") or {}).get("devices") or {}).get("requests") or [],
+            "requestMappings": mappings,
+            "allocation": allocation,
+        }
+    return {
+        "profile": attempt.profile.scheduler_name if attempt.profile is not None else None,
+        "message": verdict.message,
+        "event": event_note(verdict.message) if verdict.message else None,
+        "preEnqueue": _status_data(verdict.pre_enqueue),
+        "preFilter": _status_data(pre_filter) if pre_filter is not None and not pre_filter.success else None,
+        "preFilterSkipped": skipped,
+        "preFilterNodes": sorted(attempt.pre_filter.nodes) if attempt.pre_filter.nodes is not None else None,
+        "postFilter": _status_data(verdict.post_filter),
+        "error": verdict.error,
+        "selectedNode": verdict.selected,
+        "specialClaim": special,
+    }
+
+
+def event_note(message: str) -> str:
+    from dractl.scheduler.fit_error import event_note as note
+
+    return note(message)
 
 
 def to_yaml(data: Any) -> str:
@@ -177,6 +249,7 @@ def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, 
         "explanation": _node_explanation(outcome.trace, verbose)
         if outcome is not None and outcome.trace is not None
         else None,
+        **scheduler_node_data(result),
     }
 
 
@@ -191,6 +264,7 @@ def to_data(explanation: Explanation, verbose: bool = False) -> dict[str, Any]:
                 "title": u.unit.title,
                 "claims": _claims_data(u.unit.claims),
                 "feasibleNodes": [n.node for n in u.feasible],
+                **({"scheduler": scheduler_data(u)} if u.attempt is not None else {}),
             }
             for u in explanation.units
         ],
@@ -237,6 +311,7 @@ def workload_data(result: WorkloadResult, verbose: bool) -> dict[str, Any]:
             "claims": _claims_data(explained.unit.claims),
             "feasibleNodes": [n.node for n in explained.feasible],
             "nodes": [node_data(n, explained, verbose) for n in explained.ordered()],
+            **({"scheduler": scheduler_data(explained)} if explained.attempt is not None else {}),
         },
     }
 
@@ -294,7 +369,7 @@ def _unit_lines(unit: UnitResult, verbose: bool) -> Iterator[str]:
         noun = "claim" if len(unit.unit.claims) == 1 else "claims"
         yield f"[bold]{noun}[/] {escape(claims)}"
     else:
-        yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims)}"
+        yield f"[bold]{escape(unit.unit.title)}[/]: {escape(claims or 'no ResourceClaims of its own')}"
     feasible = unit.feasible
     total = len(unit.nodes)
     style = "green" if feasible else "red"
@@ -302,6 +377,7 @@ def _unit_lines(unit: UnitResult, verbose: bool) -> Iterator[str]:
         f"[{style}]{len(feasible)} of {total} node{'s' if total != 1 else ''} "
         f"can allocate {'all claims' if len(unit.unit.claims) != 1 else 'the claim'}[/]"
     )
+    yield from _scheduler_lines(unit)
     ordered = unit.ordered()
     if total > 1:
         yield from _summary(ordered)
@@ -313,6 +389,37 @@ def _unit_lines(unit: UnitResult, verbose: bool) -> Iterator[str]:
     if hidden > 0:
         yield ""
         yield f"[dim]{hidden} more node{'s' if hidden != 1 else ''}: --verbose shows every node, --node NAME one of them[/]"
+
+
+def _scheduler_lines(unit: UnitResult) -> Iterator[str]:
+    """What kube-scheduler makes of the Pod: the node it selects, or its FailedScheduling text."""
+    from rich.markup import escape
+
+    verdict = unit.verdict
+    if verdict is None:
+        return
+    if verdict.pre_enqueue is not None:
+        status = verdict.pre_enqueue
+        yield (f"[red]scheduler: the Pod is not scheduled: {escape(str(status.plugin))} PreEnqueue: "
+               f"{escape(status.message)}[/]")
+        return
+    if verdict.selected is not None:
+        yield f"[green]scheduler: selects node {escape(verdict.selected)}[/]"
+    elif verdict.error is not None:
+        yield f"[red]scheduler: error (FailedScheduling, reason SchedulerError): {escape(verdict.error)}[/]"
+    elif verdict.message is not None:
+        yield f"[red]scheduler: FailedScheduling: {escape(verdict.message)}[/]"
+    if unit.special is not None:
+        claim, mappings, _ = unit.special
+        requests = ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
+        asked = ", ".join(
+            f"{r.get('name')}: {(r.get('exactly') or {}).get('count')} of class {(r.get('exactly') or {}).get('deviceClassName')}"
+            for r in requests
+        )
+        yield f"  extended resources through DRA: claim {escape(str((claim.get('metadata') or {}).get('generateName')))}… ({escape(asked)})"
+        for mapping in mappings:
+            yield (f"    container {escape(str(mapping.get('containerName')))} {escape(str(mapping.get('resourceName')))}"
+                   f" → request {escape(str(mapping.get('requestName')))}")
 
 
 def _workload_lines(result: WorkloadResult, verbose: bool) -> Iterator[str]:
@@ -508,7 +615,7 @@ def node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[s
     blockers = trace.blockers() if not result.allocated and best.request else []
     if not result.allocated and best.request and (best.devices > 0 or blockers):
         claims = unit.unit.claims
-        claim = claims[best.claim_index].qualified_name if best.claim_index < len(claims) else "?"
+        claim = claims[best.claim_index].qualified_name if best.claim_index < len(claims) else EXTENDED_CLAIM
         blocked = ", ".join(f"{what} ({_devices(count)})" for _, what, count in blockers)
         if not blocked and not any(
             r.claim_index == best.claim_index and r.request == best.request and r.candidates()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from dractl.allocator.inputs import (
@@ -22,29 +22,38 @@ from dractl.api.releases import Features
 from dractl.api.versions import GROUP, KINDS
 from dractl.api.workspace import Workspace
 from dractl.errors import InputError
+from dractl.explain.scheduling import (
+    Attempt,
+    Cluster,
+    NodeVerdict,
+    extended_mapping,
+    requests_extended_resource,
+)
 from dractl.explain.workloads import Placement, WorkloadResult, place
 from dractl.load import Omit
 from dractl.records import Record
+from dractl.scheduler.status import Code
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from dractl.allocator import Allocator, NodeInfo, Outcome
     from dractl.api.model import ApiObject
+    from dractl.scheduler.framework import Verdict
 
     Evaluate = Callable[[AllocationUnit, Sequence[NodeInfo]], list["NodeResult"]]
 
 DEFAULT_TIMEOUT = 10.0  # the scheduler's default filterTimeout (DynamicResourcesArgs)
 
 # What explain leaves out of its input, unread and unchecked: what the apiserver records of who
-# wrote each field (the bulk of a cluster dump), and a Node's status (conditions, addresses,
-# images; a Node is read for its name and labels, as the scheduler's node affinity reads it).
-UNREAD = Omit(metadata=frozenset({"managedFields"}), fields={("v1", "Node"): frozenset({"status"})})
+# wrote each field (the bulk of a cluster dump), and a Node's status but for its allocatable
+# (conditions, addresses, images; the scheduler's NodeResourcesFit reads only allocatable).
+UNREAD = Omit(metadata=frozenset({"managedFields"}), only={("v1", "Node"): {"status": frozenset({"allocatable"})}})
 
 
 class ExplainSettings(Record):
     __slots__ = ("cel_engine", "claims", "features", "jobs", "nodes", "output", "placement", "pod", "replicas",
-                 "run_timeout", "timeout", "verbose")
+                 "run_timeout", "scheduler_profiles", "timeout", "verbose")
 
     def __init__(
         self,
@@ -60,8 +69,11 @@ class ExplainSettings(Record):
         jobs: int = 1,
         output: str = "text",
         verbose: bool = False,
+        scheduler_profiles: Mapping[str, Any] | None = None,
     ) -> None:
         self.features = Features() if features is None else features
+        # --scheduler-config: the profiles by schedulerName (None: kube-scheduler's default one)
+        self.scheduler_profiles = scheduler_profiles
         self.claims = claims  # --claim selectors
         self.pod = pod  # --pod: only this Pod of the input
         self.nodes = nodes  # --node names; empty = every node the input knows of
@@ -97,11 +109,14 @@ class Rendered:
 
 
 class NodeResult(Record):
-    __slots__ = ("error", "node", "outcome", "rendered", "status")
+    __slots__ = ("error", "node", "outcome", "rendered", "scheduler", "score", "status")
 
     def __init__(self, node: str, status: str, error: str | None, outcome: Outcome | None,
-                 rendered: Rendered | None = None) -> None:
+                 rendered: Rendered | None = None, scheduler: NodeVerdict | None = None, score: int = 0) -> None:
         self.node = node
+        self.score = score  # the DynamicResources plugin's score of a node that passes
+        # The scheduler's status of the node and the plugin that decided it (Pods only).
+        self.scheduler = scheduler
         # "allocated" | "unschedulable" | "error" | "timeout" (the per-node timeout stopped the
         # search: unschedulable, as the scheduler has it) | "not-evaluated" (the run's budget
         # was spent before or during this node's search)
@@ -149,15 +164,44 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
 
 
 class UnitResult(Record):
-    __slots__ = ("nodes", "unit")
+    __slots__ = ("attempt", "nodes", "special", "unit", "verdict")
 
-    def __init__(self, unit: AllocationUnit, nodes: list[NodeResult]) -> None:
+    def __init__(self, unit: AllocationUnit, nodes: list[NodeResult], attempt: Attempt | None = None) -> None:
         self.unit = unit
         self.nodes = nodes
+        self.attempt = attempt  # the scheduler's attempt for a Pod (None for claims of their own)
+        self.verdict: Verdict | None = None
+        # The extended-resource claim for the selected node, its request mappings and allocation.
+        self.special: tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None] | None = None
+        if attempt is not None:
+            self._conclude(attempt)
+
+    def _conclude(self, attempt: Attempt) -> None:
+        statuses = {n.node: n.scheduler for n in self.nodes if n.scheduler is not None}
+        feasible = [n.node for n in self.ordered() if n.allocated]
+        scores = {n.node: n.score for n in self.nodes if n.allocated}
+        self.verdict = attempt.verdict(statuses, feasible, scores)
+        selected = self.verdict.selected
+        if selected is not None:
+            made = attempt.special_claim(selected)
+            if made is not None:
+                chosen = next((n for n in self.nodes if n.node == selected), None)
+                allocation = None
+                if chosen is not None and chosen.outcome is not None and chosen.outcome.allocations:
+                    allocation = chosen.outcome.allocations[-1]
+                self.special = (made[0], made[1], allocation)
 
     @property
     def feasible(self) -> list[NodeResult]:
         return [n for n in self.nodes if n.allocated]
+
+    @property
+    def schedulable(self) -> bool:
+        """A Pod: the scheduler would place it (no error, a node fits); claims of their own:
+        some node can allocate them."""
+        if self.verdict is not None:
+            return self.verdict.selected is not None
+        return bool(self.feasible)
 
     def ordered(self) -> list[NodeResult]:
         """Feasible nodes first (those where firstAvailable requests got more preferred
@@ -182,7 +226,7 @@ class Explanation(Record):
 
     @property
     def satisfiable(self) -> bool:
-        return all(u.feasible for u in self.units) and all(w.satisfied for w in self.workloads)
+        return all(u.schedulable for u in self.units) and all(w.satisfied for w in self.workloads)
 
 
 def _nodes(workspace: Workspace, names: tuple[str, ...]) -> list[NodeInfo]:
@@ -209,20 +253,6 @@ def _nodes(workspace: Workspace, names: tuple[str, ...]) -> list[NodeInfo]:
     return [known[n] for n in sorted(known)]
 
 
-def _allocated_elsewhere(claim: ClaimInput, node: NodeInfo) -> str | None:
-    from dractl.allocator.nodes import NodeSelectorError, parse_node_selector
-
-    selector = claim.data.get("status", {}).get("allocation", {}).get("nodeSelector")
-    if not isinstance(selector, dict):
-        return None
-    try:
-        if parse_node_selector(selector).matches(node):
-            return None
-    except NodeSelectorError as exc:
-        return f"claim {claim.qualified_name} is allocated with an invalid node selector: {exc}"
-    return f"claim {claim.qualified_name} is already allocated for other nodes"
-
-
 def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
     from dractl.allocator import Allocator, Inventory
 
@@ -239,11 +269,21 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             raise InputError(
                 f"--claim names a claim of {named[0].qualified_name} replica {named[1]}, not of --pod {settings.pod}"
             )
+    mapping, conflicts = extended_mapping(workspace, features)
+    wanted_pod = None if settings.pod is None else (settings.pod if "/" in settings.pod else f"default/{settings.pod}")
+
+    def scheduled(obj: ApiObject) -> bool:
+        # The Pod named by --pod is explained whatever it asks for; others when a DeviceClass
+        # serves an extended resource they ask for.
+        return (obj.kind == "Pod" and obj.qualified_name == wanted_pod) or requests_extended_resource(obj, mapping)
+
     if replica is None:
-        units = plan(workspace, claims, notes, pod=settings.pod)
+        units = plan(workspace, claims, notes, pod=settings.pod, scheduled=scheduled, lenient=settings.pod is not None)
     else:
         # --pod names a replica of a workload (or --claim its claim): that workload, up to that replica.
-        units = [u for u in plan(workspace, claims, notes) if u.pod is replica[0]]
+        units = [u for u in plan(workspace, claims, notes, scheduled=scheduled) if u.pod is replica[0]]
+    for conflict in conflicts:
+        notes.append(str(conflict))
     if not units:
         raise InputError(
             "nothing to explain: the input has no unallocated ResourceClaim, "
@@ -296,36 +336,75 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
                           compiler=compiler)
     nodes = _nodes(workspace, settings.nodes)
     run_deadline = None if settings.run_timeout is None else time.monotonic() + settings.run_timeout
-    # The scheduler's NodeAffinity filter rejects these nodes before the DRA filter runs.
-    affinities = {id(u.pod): pod_node_affinity(u.pod) for u in units if u.pod is not None}
+    for unit in units:
+        if unit.pod is not None:
+            # An affinity the scheduler cannot parse (the apiserver rejects it) is bad input.
+            pod_node_affinity(unit.pod)
+    cluster = Cluster(workspace, nodes, features, settings.scheduler_profiles) if any(
+        u.pod is not None for u in units) else None
+    # By the unit's id, with the unit kept alive beside its attempt: a workload's replica units
+    # come and go, and a new one could otherwise take a freed one's id.
+    attempts: dict[int, tuple[AllocationUnit, Attempt]] = {}
+    tracing: dict[int, bool] = {}
+    placed_pods: dict[str, list[Any]] = {}  # node -> the replicas placed there so far
+
+    def attempt_for(unit: AllocationUnit, trace: bool) -> Attempt:
+        tracing[id(unit)] = trace  # a workload's replicas are tried without a trace first
+        known = attempts.get(id(unit))
+        attempt = known[1] if known is not None and known[0] is unit else None
+        if attempt is None:
+            assert cluster is not None
+
+            def search(node: NodeInfo, claims: list[dict[str, Any]]) -> Outcome:
+                return _allocate(allocator, node, claims, settings, run_deadline, tracing[id(unit)])
+
+            attempt = Attempt(cluster, unit, search, placed_pods)
+            attempts[id(unit)] = (unit, attempt)
+            for note in attempt.notes:
+                if note not in notes:
+                    notes.append(note)
+        return attempt
 
     def evaluate(unit: AllocationUnit, nodes: Sequence[NodeInfo], trace: bool = True) -> list[NodeResult]:
-        node_results = []
-        affinity = affinities.get(id(unit.pod))
-        for node in nodes:
-            excluded = affinity.excludes(node) if affinity is not None else None
-            if excluded is not None:
-                node_results.append(NodeResult(node.name, "unschedulable", excluded, None))
-                continue
-            blocked = next(
-                (r for c in unit.preallocated if (r := _allocated_elsewhere(c, node))), None
-            )
-            if blocked is not None:
-                node_results.append(NodeResult(node.name, "unschedulable", blocked, None))
-                continue
-            node_results.append(_search(allocator, node, unit, settings, run_deadline, trace))
-        return node_results
+        if unit.pod is not None:
+            attempt = attempt_for(unit, trace)
+            if not attempt.runs:
+                return []
+            return [_scheduled(attempt, node, settings, run_deadline) for node in nodes]
+        return [_search(allocator, node, unit, settings, run_deadline, trace) for node in nodes]
+
+    def on_placed(unit: AllocationUnit, node: str) -> None:
+        # A placed replica holds its node's ports, resources and a pod slot for the next ones.
+        known = attempts.get(id(unit))
+        if known is not None and known[0] is unit:
+            attempt = known[1]
+            manifest = {"metadata": dict(attempt.pod.metadata), "spec": attempt.pod.spec}
+            placed_pods.setdefault(node, []).append(manifest)
 
     results = []
     workloads = []
     for unit in units:
         workload = workload_for(unit, settings.replicas, nodes, notes, replica[1] if replica else None, focus_option)
         if workload is not None:
-            workloads.append(place(workload, allocator, nodes, evaluate, settings.placement))
-        elif _forks(settings, nodes):
-            results.append(UnitResult(unit, _evaluate_forked(evaluate, unit, nodes, settings)))
+            workloads.append(place(workload, allocator, nodes, evaluate, settings.placement, on_placed))
+            for result in (workloads[-1].explained,):
+                if result is not None and result.unit.pod is not None:
+                    result.attempt = attempt_for(result.unit, True)
+                    result._conclude(result.attempt)
+            continue
+        attempt = attempt_for(unit, True) if unit.pod is not None else None
+        if _forks(settings, nodes) and (attempt is None or attempt.runs):
+            result = UnitResult(unit, _evaluate_forked(evaluate, unit, nodes, settings), attempt)
+            selected = result.verdict.selected if result.verdict is not None else None
+            if attempt is not None and result.special is not None and result.special[2] is None and selected:
+                # The selected node was searched in another process: search it again here for
+                # the extended-resource claim's allocation.
+                (again,) = evaluate(unit, [n for n in nodes if n.name == selected])
+                result.nodes = [again if n.node == selected else n for n in result.nodes]
+                result._conclude(attempt)
+            results.append(result)
         else:
-            results.append(UnitResult(unit, evaluate(unit, nodes)))
+            results.append(UnitResult(unit, evaluate(unit, nodes), attempt))
     return Explanation(features.release, str(allocator.implementation), results, notes, workloads)
 
 
@@ -362,7 +441,7 @@ def _evaluate_forked(evaluate: Evaluate, unit: AllocationUnit, nodes: Sequence[N
     results += evaluate(unit, nodes[1 : parts[0][1]])
     # This part rendered too, while the children still work (their parts take as long, and
     # rendering them takes place there).
-    for result, (*_, fallbacks, progress, reason, kinds, data, text) in zip(
+    for result, (*_, fallbacks, progress, reason, kinds, data, text, _verdict, _score) in zip(
         results, _rendered(results, unit, settings), strict=True
     ):
         result.rendered = Rendered(fallbacks, progress, reason, frozenset(kinds), data, text)
@@ -371,9 +450,9 @@ def _evaluate_forked(evaluate: Evaluate, unit: AllocationUnit, nodes: Sequence[N
         if answer is NO_ANSWER or not isinstance(answer, list) or len(answer) != len(part):
             results += evaluate(unit, part)
             continue
-        for node, status, error, fallbacks, progress, reason, kinds, data, text in answer:
+        for node, status, error, fallbacks, progress, reason, kinds, data, text, verdict, score in answer:
             rendered = Rendered(fallbacks, progress, reason, frozenset(kinds), data, text)
-            results.append(NodeResult(node, status, error, None, rendered))
+            results.append(NodeResult(node, status, error, None, rendered, _verdict_from(verdict), score))
     return results
 
 
@@ -411,8 +490,26 @@ def _rendered(results: list[NodeResult], unit: AllocationUnit, settings: Explain
         lines = (list(node_text(result, unit_result, settings.verbose))
                  if text and (settings.verbose or id(result) in with_text) else None)
         out.append((result.node, result.status, result.error, result.fallbacks(ranks), result.progress,
-                    short_reason(result), sorted(blocker_kinds(result)), data, lines))
+                    short_reason(result), sorted(blocker_kinds(result)), data, lines, _verdict_data(result.scheduler),
+                    result.score))
     return out
+
+
+def _verdict_data(verdict: NodeVerdict | None) -> tuple[str, str | None, tuple[str, ...], str | None, str] | None:
+    """A node's scheduler status as plain data, to come back from a forked process."""
+    if verdict is None:
+        return None
+    status = verdict.status
+    return (status.code.value, status.plugin, tuple(status.reasons), status.detail, verdict.phase)
+
+
+def _verdict_from(data: Any) -> NodeVerdict | None:
+    if data is None:
+        return None
+    from dractl.scheduler.status import Status
+
+    code, plugin, reasons, detail, phase = data
+    return NodeVerdict(Status(Code(code), tuple(reasons), plugin, detail), phase)
 
 
 def _replica_claims(
@@ -437,6 +534,45 @@ def _replica_claims(
         replica = (obj, index)
         out.append(claim)
     return tuple(out), replica
+
+
+def _allocate(allocator: Allocator, node: NodeInfo, claims: list[dict[str, Any]], settings: ExplainSettings,
+              run_deadline: float | None, trace: bool) -> Outcome:
+    """The allocator's search on one node, stopped by the per-node timeout or the run's budget."""
+    node_deadline = time.monotonic() + settings.timeout
+    deadline = node_deadline if run_deadline is None else min(node_deadline, run_deadline)
+    return allocator.allocate(node, claims, trace=trace, deadline=deadline, timeout=None)
+
+
+def _scheduled(attempt: Attempt, node: NodeInfo, settings: ExplainSettings, run_deadline: float | None) -> NodeResult:
+    """One node as the scheduler's Filter plugins see it for the attempt's Pod."""
+    if run_deadline is not None and time.monotonic() >= run_deadline:
+        return NodeResult(node.name, "not-evaluated", _run_budget_spent(settings), None)
+    verdict = attempt.filter(node)
+    status = verdict.status
+    outcome = status.outcome
+    if status.success:
+        score = attempt.dra_score(outcome.allocations) if outcome is not None and outcome.allocations else 0
+        return NodeResult(node.name, "allocated", None, outcome, scheduler=verdict, score=score)
+    if outcome is not None and outcome.status == "timeout":
+        spent = run_deadline is not None and time.monotonic() >= run_deadline
+        if spent:
+            return NodeResult(node.name, "not-evaluated", _run_budget_spent(settings), outcome)
+        return NodeResult(node.name, "timeout", _timed_out(settings), outcome, scheduler=verdict)
+    if status.code is Code.ERROR:
+        return NodeResult(node.name, "error", status.message, outcome, scheduler=verdict)
+    if status.plugin == "DynamicResources" and outcome is not None and outcome.status == "unschedulable":
+        error = None  # the allocator's trace says why
+    elif status.plugin == "DynamicResources" and outcome is not None and outcome.error:
+        error = outcome.error
+    else:
+        error = f"{status.plugin}: {status.message}" + (f" ({status.detail})" if status.detail else "")
+    return NodeResult(node.name, "unschedulable", error, outcome, scheduler=verdict)
+
+
+def _timed_out(settings: ExplainSettings) -> str:
+    return (f"timed out trying to allocate devices (the search stopped after --timeout {settings.timeout:g}s; "
+            "the explanation covers what it saw until then)")
 
 
 def _search(allocator: Allocator, node: NodeInfo, unit: AllocationUnit, settings: ExplainSettings,

@@ -89,6 +89,7 @@ def place(
     nodes: Sequence[NodeInfo],
     evaluate: Evaluate,
     placement: Placement,
+    on_placed: Callable[[AllocationUnit, str], None] | None = None,
 ) -> WorkloadResult:
     """Places the replicas one after another until all are placed or one fits nowhere; each
     replica's claims are then in use (through the allocator's allocated claims) for the next."""
@@ -122,6 +123,8 @@ def place(
             result.explained, result.explained_index = UnitResult(unit, evaluate(unit, candidates, True)), index
             break
         _commit(allocator, unit, chosen, index, shared)
+        if on_placed is not None:
+            on_placed(unit, chosen.node)
         result.placed.append(Replica(index, f"{workload.namespace}/{workload.pod_name(index)}", unit, chosen))
         per_node[chosen.node] += 1
         previous = chosen.node

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from dractl import synthetic
-from dractl.explain.html_report import CATEGORIES
+from dractl.explain.html_report import CATEGORIES, PLUGIN_COLOURS
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 
@@ -31,10 +31,27 @@ pytestmark = pytest.mark.skipif(
 )
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p.name for p in (ROOT / "examples" / "explain").iterdir() if p.is_dir())
-COLOURS = {key: colour for key, _, colour in CATEGORIES}
+COLOURS = {key: colour for key, _, colour in CATEGORIES} | {f"plugin:{p}": c for p, c in PLUGIN_COLOURS.items()}
 
-# Per example: node counts, then per row of the picture its result, label and cell colours.
+# Per example: node counts (of every unit), then per row of the picture its result, label and
+# cell colours (a plugin's where it rejected the node before the device search).
 EXPECTED: dict[str, tuple[dict[str, int], list[tuple[str, str, list[str]]]]] = {
+    "cordoned-gpu-node": (
+        {"allocated": 0, "unschedulable": 3, "error": 0},
+        [
+            ("unschedulable", "gpu-node-1", ["in-use", "given-back", "in-use", "constraint"]),
+            ("unschedulable", "cpu-node-1", []),
+            ("unschedulable", "gpu-node-2", ["plugin:NodeUnschedulable"] * 2),
+        ],
+    ),
+    # Two Pods: trainer gets both GPUs through DRA; trainer-plus needs a third.
+    "extended-resource": (
+        {"allocated": 1, "unschedulable": 1, "error": 0},
+        [
+            ("allocated", "gpu-node-1", ["chosen", "chosen"]),
+            ("unschedulable", "gpu-node-1", ["given-back", "given-back"]),
+        ],
+    ),
     "first-available": (
         {"allocated": 2, "unschedulable": 0, "error": 0},
         [
@@ -141,10 +158,12 @@ def test_example_report(scenario: str, browser: Any, run_dractl: Any, tmp_path: 
     open_report(browser, run_dractl, tmp_path, f"examples/explain/{scenario}/")
     counts, rows = EXPECTED[scenario]
     assert picture_rows(browser) == rows
-    shown_counts = browser.execute_script(
-        "return Object.fromEntries(Array.from(document.querySelectorAll('.summary .count'))"
-        ".map(c => [c.dataset.result, Number(c.dataset.count)]))"
-    )
+    shown_counts = browser.execute_script("""
+        const counts = {};
+        document.querySelectorAll('.summary .count').forEach(c => {
+          counts[c.dataset.result] = (counts[c.dataset.result] || 0) + Number(c.dataset.count); });
+        return counts;
+    """)
     assert shown_counts == counts
     # Every cell has its category's colour, and the legend shows that colour for it.
     fills = browser.execute_script(
@@ -155,11 +174,20 @@ def test_example_report(scenario: str, browser: Any, run_dractl: Any, tmp_path: 
         return Array.from(document.querySelectorAll('.legend-item')).map(i => [i.dataset.category,
           Number(i.dataset.count), getComputedStyle(i.querySelector('.swatch')).backgroundColor]);
     """)
+    # Device states count cells; the plugins that rejected nodes count those nodes.
     cells: dict[str, int] = {}
     for _, _, categories in rows:
         for category in categories:
-            cells[category] = cells.get(category, 0) + 1
-    assert {category: count for category, count, _ in legend} == cells
+            if not category.startswith("plugin:"):
+                cells[category] = cells.get(category, 0) + 1
+    for plugin in browser.execute_script(
+        "return Array.from(document.querySelectorAll('g.row[data-plugin]')).map(g => g.dataset.plugin)"
+    ):
+        cells[f"plugin:{plugin}"] = cells.get(f"plugin:{plugin}", 0) + 1
+    shown_legend: dict[str, int] = {}
+    for category, count, _ in legend:
+        shown_legend[category] = shown_legend.get(category, 0) + count
+    assert shown_legend == cells
     assert all(colour == rgb(COLOURS[category]) for category, _, colour in legend)
     workloads = browser.execute_script(
         "return Array.from(document.querySelectorAll('.workload > pre.replicas')).map(p => p.textContent.split('\\n')[0])"
@@ -234,3 +262,56 @@ def test_identical_nodes_share_a_row(browser: Any, run_dractl: Any, tmp_path: Pa
     ]
     assert browser.find_element(By.CSS_SELECTOR, ".matches").text == "11 nodes of 30 in 2 rows"
     assert browser.save_screenshot(str(screenshots / "explain-grouped.png"))
+
+
+def test_scheduler_verdict(browser: Any, run_dractl: Any, tmp_path: Path, screenshots: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    data = open_report(browser, run_dractl, tmp_path, "examples/explain/cordoned-gpu-node/")
+    (unit,) = data["units"]
+    # The FailedScheduling message, word for word.
+    assert browser.find_element(By.CSS_SELECTOR, ".summary .scheduler-message").text == unit["scheduler"]["message"]
+    # Rows of nodes rejected before DRA show their plugin, its reasons and the detail.
+    statuses = browser.execute_script("""
+        return Array.from(document.querySelectorAll('g.row[data-plugin]')).map(g => [g.dataset.plugin,
+          g.querySelector('.row-status').firstChild.textContent, g.querySelector('.status-swatch').getAttribute('fill')]);
+    """)
+    assert statuses == [
+        ["NodeResourcesFit", "NodeResourcesFit: Insufficient cpu, Insufficient memory (cpu: requested 8, more than "
+         "the node's allocatable 4; memory: requested 32Gi, more than the node's allocatable 16Gi)",
+         PLUGIN_COLOURS["NodeResourcesFit"]],
+        ["NodeUnschedulable", "NodeUnschedulable: node(s) were unschedulable (the node is cordoned "
+         "(spec.unschedulable: true) and the Pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule)",
+         PLUGIN_COLOURS["NodeUnschedulable"]],
+    ]
+    legend = [item.text for item in browser.find_elements(By.CSS_SELECTOR, ".legend-item")]
+    assert legend[:2] == ["rejected by NodeUnschedulable (1 node)", "rejected by NodeResourcesFit (1 node)"]
+    # A click on a plugin's legend entry shows only the nodes it rejected, and toggles back.
+    entry = browser.find_element(By.CSS_SELECTOR, '.legend-item[data-plugin="NodeUnschedulable"]')
+    entry.click()
+    assert [label for _, label, _ in picture_rows(browser)] == ["gpu-node-2"]
+    assert Select(browser.find_element(By.CSS_SELECTOR, ".filter-reason")).first_selected_option.text == (
+        "nodes: rejected by NodeUnschedulable")
+    browser.find_element(By.CSS_SELECTOR, 'g.row[data-plugin="NodeUnschedulable"] rect.cell').click()
+    status = browser.find_element(By.CSS_SELECTOR, ".details .scheduler-status")
+    assert status.find_element(By.CSS_SELECTOR, ".status-reasons").text == "NodeUnschedulable: node(s) were unschedulable"
+    assert status.find_element(By.CSS_SELECTOR, ".status-detail").text.startswith("the node is cordoned")
+    assert browser.save_screenshot(str(screenshots / "explain-cordoned-gpu-node-details.png"))
+    browser.find_element(By.CSS_SELECTOR, '.legend-item[data-plugin="NodeUnschedulable"]').click()
+    assert len(picture_rows(browser)) == 3
+
+    data = open_report(browser, run_dractl, tmp_path, "examples/explain/extended-resource/")
+    answers = browser.execute_script("""
+        return Array.from(document.querySelectorAll('.summary dd.scheduler')).map(d => [d.dataset.outcome, d.textContent]);
+    """)
+    assert answers[0][0] == "selected" and answers[0][1].startswith("selects node gpu-node-1")
+    assert answers[1] == ["failed", "FailedScheduling: " + data["units"][1]["scheduler"]["message"]]
+    special = browser.find_element(By.CSS_SELECTOR, ".summary .special-claim")
+    assert [li.text for li in special.find_elements(By.CSS_SELECTOR, "li")] == [
+        "container-0-request-0: 2 of class gpu.example.com",
+        "container trainer example.com/gpu \u2192 request container-0-request-0",
+    ]
+    special.find_element(By.CSS_SELECTOR, "summary").click()
+    allocation = yaml.safe_load(special.find_element(By.CSS_SELECTOR, "pre.yaml").text)
+    assert allocation == data["units"][0]["scheduler"]["specialClaim"]["allocation"]

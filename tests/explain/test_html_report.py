@@ -232,3 +232,153 @@ def test_a_node_whose_texts_hold_the_placeholder_keeps_them_as_they_are() -> Non
     assert groups[("node-1",)]["literal"] and not groups[("node-2", "node-4", "node-5")]["literal"]
     (node_1,) = [n for n in to_data(explanation)["nodes"] if n["name"] == "node-1"]
     assert data["allocations"][groups[("node-1",)]["allocations"]] == node_1["allocations"]
+
+
+# -- the scheduler's verdict for a Pod -------------------------------------------------------
+
+PLUGIN_BASE = len(CATEGORIES)  # a cell category past the device states is a plugin
+
+
+def example(name: str) -> list[dict[str, Any]]:
+    folder = ROOT / "examples" / "explain" / name
+    return [doc for path in sorted(folder.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def node_view(data: dict[str, Any], unit: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """node -> what the page shows of its scheduler status and device states."""
+    plugins = [p["key"] for p in data["plugins"]]
+    out = {}
+    for group in unit["groups"]:
+        status = data["statuses"][group["status"]] if "status" in group else None
+        for node in group["nodes"]:
+            out[node] = {
+                "status": None if status is None else {**status, "reasons": filled(status["reasons"], node),
+                                                       "detail": filled(status["detail"], node)},
+                "cells": [KEYS[c] if c < PLUGIN_BASE else plugins[c - PLUGIN_BASE] for _, c, _ in group["cells"]],
+                "texts": [filled(data["strings"][t], node) for _, _, t in group["cells"]],
+            }
+    return out
+
+
+def test_nodes_rejected_before_dra_are_coloured_by_their_plugin() -> None:
+    explanation = run(example("cordoned-gpu-node"))
+    data = report_data(explanation)
+    # One legend entry per plugin that rejected a node before the device search, in the
+    # Filter phase's order; DynamicResources rejected gpu-node-1 by its search: no entry.
+    assert [(p["key"], p["label"]) for p in data["plugins"]] == [
+        ("plugin:NodeUnschedulable", "rejected by NodeUnschedulable"),
+        ("plugin:NodeResourcesFit", "rejected by NodeResourcesFit"),
+    ]
+    assert len({p["colour"] for p in data["plugins"]} | {c for _, _, c in CATEGORIES}) == len(CATEGORIES) + 2
+    (unit,) = data["units"]
+    shown = node_view(data, unit)
+    cordoned = "the node is cordoned (spec.unschedulable: true) and the Pod does not tolerate " \
+               "node.kubernetes.io/unschedulable:NoSchedule"
+    assert shown["gpu-node-2"]["status"] == {
+        "plugin": "NodeUnschedulable", "code": "unschedulable-and-unresolvable", "phase": "Filter",
+        "reasons": ["node(s) were unschedulable"], "detail": cordoned, "rejectedBy": "plugin:NodeUnschedulable",
+    }
+    # Its devices were never searched: they have the plugin's colour, and its words.
+    assert shown["gpu-node-2"]["cells"] == ["plugin:NodeUnschedulable"] * 2
+    assert shown["gpu-node-2"]["texts"] == [f"NodeUnschedulable: node(s) were unschedulable ({cordoned})"] * 2
+    fit = shown["cpu-node-1"]["status"]
+    assert (fit["plugin"], fit["reasons"], fit["rejectedBy"]) == (
+        "NodeResourcesFit", ["Insufficient cpu", "Insufficient memory"], "plugin:NodeResourcesFit")
+    assert fit["detail"] == ("cpu: requested 8, more than the node's allocatable 4; memory: requested 32Gi, "
+                             "more than the node's allocatable 16Gi")
+    assert shown["cpu-node-1"]["cells"] == []  # no devices: the row shows the status alone
+    # The allocator's search rejected gpu-node-1: its devices keep their states.
+    searched = shown["gpu-node-1"]["status"]
+    assert (searched["plugin"], searched["reasons"], searched["rejectedBy"]) == (
+        "DynamicResources", ["cannot allocate all claims"], None)
+    assert shown["gpu-node-1"]["cells"] == ["in-use", "given-back", "in-use", "constraint"]
+    # The summary: the FailedScheduling message, word for word, and no node selected.
+    contract = to_data(explanation)["units"][0]["scheduler"]
+    assert unit["scheduler"]["message"] == contract["message"] == (
+        "0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 cannot allocate all claims, "
+        "1 node(s) were unschedulable. still not schedulable, preemption: 0/3 nodes are available: "
+        "3 Preemption is not helpful for scheduling.")
+    assert (unit["scheduler"]["selectedNode"], unit["scheduler"]["error"], unit["pick"]) == (None, None, None)
+
+
+def test_nodes_rejected_alike_still_group() -> None:
+    docs = example("cordoned-gpu-node")
+    nodes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Node"}
+    slices = {d["spec"]["nodeName"]: d for d in docs if d["kind"] == "ResourceSlice"}
+
+    def node(name: str, like: str, **changes: Any) -> None:
+        copy = yaml.safe_load(yaml.safe_dump(nodes[like]))
+        copy["metadata"].update(name=name, labels={"kubernetes.io/hostname": name})
+        copy.setdefault("spec", {}).update(changes.pop("spec", {}))
+        copy["status"]["allocatable"].update(changes)
+        docs.append(copy)
+        if like in slices:
+            docs.append(device_slice(name, like))
+
+    def device_slice(name: str, like: str) -> dict[str, Any]:
+        copy = yaml.safe_load(yaml.safe_dump(slices[like]))
+        copy["metadata"]["name"] = f"{name}-gpu.example.com"
+        copy["spec"].update(nodeName=name, pool={"name": name, "generation": 1, "resourceSliceCount": 1})
+        return copy
+
+    node("gpu-node-3", "gpu-node-2")  # cordoned as gpu-node-2 is
+    node("gpu-node-4", "gpu-node-2", spec={"unschedulable": False})  # tainted only
+    node("cpu-node-2", "cpu-node-1")  # as full as cpu-node-1
+    node("cpu-node-3", "cpu-node-1", memory="256Gi")  # short of cpu only
+    data = report_data(run(docs))
+    (unit,) = data["units"]
+    assert [p["key"] for p in data["plugins"]] == [
+        "plugin:NodeUnschedulable", "plugin:TaintToleration", "plugin:NodeResourcesFit"]
+    rows = [[unit["groups"][g]["nodes"] for g in row["groups"]] for row in unit["rows"]]
+    # Nodes whose plugin, reasons and detail agree (once their names are set aside) share a
+    # group; another reason of the same plugin is another row.
+    assert sorted(rows) == sorted([
+        [["gpu-node-1"]],
+        [["cpu-node-1", "cpu-node-2"]],
+        [["cpu-node-3"]],
+        [["gpu-node-2", "gpu-node-3"]],
+        [["gpu-node-4"]],
+    ])
+    shown = node_view(data, unit)
+    assert shown["gpu-node-4"]["status"]["reasons"] == ["node(s) had untolerated taint(s)"]
+    assert shown["gpu-node-4"]["cells"] == ["plugin:TaintToleration"] * 2
+    assert shown["cpu-node-3"]["status"]["reasons"] == ["Insufficient cpu"]
+
+
+def test_the_summary_shows_the_scheduler_answer_and_the_extended_resource_claim() -> None:
+    explanation = run(example("extended-resource"))
+    data = report_data(explanation)
+    assert data["plugins"] == []  # the device search rejected the only node that did not fit
+    trainer, plus = data["units"]
+    scheduler = trainer["scheduler"]
+    assert (scheduler["selectedNode"], scheduler["message"], scheduler["error"]) == ("gpu-node-1", None, None)
+    claim = scheduler["specialClaim"]
+    assert (claim["generateName"], claim["namespace"]) == ("trainer-extended-resources-", "default")
+    assert claim["requests"] == [{"name": "container-0-request-0", "exactly": {
+        "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 2}}]
+    assert claim["requestMappings"] == [
+        {"containerName": "trainer", "resourceName": "example.com/gpu", "requestName": "container-0-request-0"}]
+    assert claim["allocation"]["devices"]["results"] == [
+        {"request": "container-0-request-0", "driver": "gpu.example.com", "pool": "gpu-node-1", "device": f"gpu-{i}"}
+        for i in range(2)
+    ]
+    assert claim == to_data(explanation)["units"][0]["scheduler"]["specialClaim"]
+    # The devices listed are those of the node the scheduler selects.
+    assert trainer["pick"]["node"] == "gpu-node-1"
+    assert trainer["pick"]["requests"] == [{
+        "claim": "default/<extended-resources>", "request": "container-0-request-0",
+        "devices": ["gpu.example.com/gpu-node-1/gpu-0", "gpu.example.com/gpu-node-1/gpu-1"]}]
+    assert plus["scheduler"]["message"] == (
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: "
+        "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert plus["scheduler"]["specialClaim"] is None
+    status = node_view(data, plus)["gpu-node-1"]["status"]
+    assert (status["plugin"], status["reasons"], status["rejectedBy"]) == (
+        "DynamicResources", ["cannot allocate all claims"], None)
+
+
+def test_claims_of_their_own_have_no_scheduler_verdict() -> None:
+    data = report_data(run(synthetic.cluster(3)))
+    (unit,) = data["units"]
+    assert unit["scheduler"] is None and data["plugins"] == [] and data["statuses"] == []
+    assert all("status" not in g for g in unit["groups"])

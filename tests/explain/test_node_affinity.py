@@ -56,19 +56,19 @@ def feasible(explanation: Explanation) -> list[str]:
 CASES = [
     pytest.param(
         {"nodeSelector": {"zone": "z1"}}, ["node-1", "node-5"],
-        {"node-2": "excluded by the Pod's nodeSelector (zone=z1: the node has zone=z2)",
-         "node-0": "excluded by the Pod's nodeSelector (zone=z1: the node has zone=z0)"},
+        {"node-2": "NodeAffinity: node(s) didn't match Pod's node affinity/selector (nodeSelector zone=z1: the node has zone=z2)",
+         "node-0": "NodeAffinity: node(s) didn't match Pod's node affinity/selector (nodeSelector zone=z1: the node has zone=z0)"},
         id="node-selector",
     ),
     pytest.param(
         {"nodeSelector": {"gpu": "h100"}}, [],
-        {"node-1": "excluded by the Pod's nodeSelector (gpu=h100: the node has no label gpu)"},
+        {"node-1": "NodeAffinity: node(s) didn't match Pod's node affinity/selector (nodeSelector gpu=h100: the node has no label gpu)"},
         id="node-selector-label-missing",
     ),
     pytest.param(
         {"affinity": affinity({"key": "zone", "operator": "NotIn", "values": ["z1", "z2"]})},
         ["node-4", "node-7"],
-        {"node-1": "excluded by the Pod's required node affinity (no nodeSelectorTerm matches the node)"},
+        {"node-1": "NodeAffinity: node(s) didn't match Pod's node affinity/selector (required node affinity: zone NotIn [z1, z2]: the node has zone=z1)"},
         id="required-affinity",
     ),
     pytest.param(
@@ -79,7 +79,7 @@ CASES = [
     ),
     pytest.param(
         {"nodeSelector": {"zone": "z1"}, "affinity": affinity({"key": "zone", "operator": "In", "values": ["z3"]})},
-        [], {"node-7": "excluded by the Pod's nodeSelector (zone=z1: the node has zone=z3)"},
+        [], {"node-7": "NodeAffinity: node(s) didn't match Pod's node affinity/selector (nodeSelector zone=z1: the node has zone=z3)"},
         id="selector-and-affinity-both-apply",
     ),
     pytest.param({}, H100_NODES, {"node-0": None}, id="no-selector-every-node"),
@@ -97,13 +97,13 @@ def test_nodes_the_pod_may_not_run_on_are_excluded_with_the_reason(
         assert got[node] == reason
     (unit,) = explanation.units
     for node in unit.nodes:
-        if node.error and node.error.startswith("excluded by"):
+        if node.error and node.error.startswith("NodeAffinity:"):
             assert (node.status, node.outcome) == ("unschedulable", None)  # DRA's filter never ran
 
 
 def test_the_reason_reads_in_text_json_and_html() -> None:
     explanation = run(pod(nodeSelector={"zone": "z1"}))
-    reason = "excluded by the Pod's nodeSelector (zone=z1: the node has zone=z2)"
+    reason = "NodeAffinity: node(s) didn't match Pod's node affinity/selector (nodeSelector zone=z1: the node has zone=z2)"
     out = io.StringIO()
     render_text(explanation, out, verbose=False, color=False)
     assert f"✗ node node-2: unschedulable: {reason}" in out.getvalue().splitlines()
@@ -137,7 +137,7 @@ def test_a_workload_places_replicas_only_on_nodes_its_pod_template_allows() -> N
     assert [r.node.node for r in result.placed] == ["node-1"] * 4 + ["node-5"] * 4
     assert result.explained is not None and result.explained_index == 8
     reasons = {n.node: n.error for n in result.explained.nodes}
-    assert reasons["node-2"] == "excluded by the pod template's nodeSelector (zone=z1: the node has zone=z2)"
+    assert reasons["node-2"] == "NodeAffinity: node(s) didn't match Pod's node affinity/selector (nodeSelector zone=z1: the node has zone=z2)"
     assert reasons["node-1"] is None  # DRA's filter ran: no devices left
 
 

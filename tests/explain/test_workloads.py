@@ -260,7 +260,8 @@ def test_a_claim_named_directly_is_allocated_once_for_every_replica() -> None:
     assert devices(result) == [["node-1/gpu-0", "node-1/gpu-1"], ["node-1/gpu-2"]]
     assert result.explained is not None and result.explained_index == 2
     unfit = {n.node: n for n in result.explained.nodes}
-    assert unfit["node-2"].error == "claim ml/shared-gpu is already allocated for other nodes"
+    assert unfit["node-2"].error == (
+        "DynamicResources: resourceclaim not available on the node (claim ml/shared-gpu is already allocated for other nodes)")
     out = text(run(cluster, TEMPLATE, SHARED_CLAIM, workload("Deployment", "  replicas: 3\n", claims=claims)))
     assert "ml/shared-gpu (one for all replicas)" in out
     assert "    claim ml/shared-gpu: allocated with replica 0" in out
