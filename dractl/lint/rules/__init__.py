@@ -16,6 +16,7 @@ def import_all() -> None:
         cel,  # DRA20x
         cel_checks,  # DRA21x
         duplicates,  # DRA33x
+        extended_resources,  # DRA35x
         input,
         meta,
         references,  # DRA30x

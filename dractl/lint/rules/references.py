@@ -8,6 +8,7 @@ Rule ID families of the cross-object and best-practice checks:
 * DRA32x — ResourceSlice pools (:mod:`dractl.lint.rules.slices`);
 * DRA33x — the set as a whole: duplicate objects (:mod:`dractl.lint.rules.duplicates`);
 * DRA34x — what the set's slices can offer (:mod:`dractl.lint.rules.capacity`);
+* DRA35x — extended resources that DeviceClasses map (:mod:`dractl.lint.rules.extended_resources`);
 * DRA50x — best practice on single objects (:mod:`dractl.lint.rules.best_practice`);
 * DRA51x — YAML that kubectl reads differently (:mod:`dractl.lint.rules.yaml11`).
 
