@@ -356,7 +356,8 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
             assert cluster is not None
 
             def search(node: NodeInfo, claims: list[dict[str, Any]]) -> Outcome:
-                return _allocate(allocator, node, claims, settings, run_deadline, tracing[id(unit)])
+                return _allocate(allocator, node, claims, settings, run_deadline, tracing[id(unit)],
+                                 attempt.filter_timeout)
 
             attempt = Attempt(cluster, unit, search, placed_pods)
             attempts[id(unit)] = (unit, attempt)
@@ -537,9 +538,12 @@ def _replica_claims(
 
 
 def _allocate(allocator: Allocator, node: NodeInfo, claims: list[dict[str, Any]], settings: ExplainSettings,
-              run_deadline: float | None, trace: bool) -> Outcome:
-    """The allocator's search on one node, stopped by the per-node timeout or the run's budget."""
-    node_deadline = time.monotonic() + settings.timeout
+              run_deadline: float | None, trace: bool, filter_timeout: float | None = None) -> Outcome:
+    """The allocator's search on one node, stopped by the per-node timeout (the scheduler
+    configuration's filterTimeout where it sets one, 0 for none; else --timeout) or the run's
+    budget."""
+    timeout = settings.timeout if filter_timeout is None else (filter_timeout if filter_timeout > 0 else float("inf"))
+    node_deadline = time.monotonic() + timeout
     deadline = node_deadline if run_deadline is None else min(node_deadline, run_deadline)
     return allocator.allocate(node, claims, trace=trace, deadline=deadline, timeout=None)
 

@@ -176,6 +176,12 @@ class Attempt:
         state = self.nodes.get(node.name) or NodeState(node)
         return NodeVerdict(self.framework.filter(self.cycle, self.pod, state))
 
+    @property
+    def filter_timeout(self) -> float | None:
+        """The profile's DynamicResources filterTimeout (seconds; 0: none), if configured."""
+        plugin = self.dra_plugin()
+        return None if plugin is None else plugin.filter_timeout
+
     def dra_plugin(self) -> DynamicResources | None:
         if self.framework is None:
             return None

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -123,6 +124,11 @@ class DynamicResources(Plugin):
         # Read once, not per node.
         self.binding = self.features.enabled("DRADeviceBindingConditions") and self.features.enabled(
             "DRAResourceClaimDeviceStatus")
+
+    @property
+    def filter_timeout(self) -> float | None:
+        """DynamicResourcesArgs.filterTimeout in seconds (0: no limit), None when not configured."""
+        return go_duration(self.args.get("filterTimeout"))
 
     @property
     def inputs(self) -> DraInputs | None:
@@ -309,8 +315,8 @@ class DynamicResources(Plugin):
         if ready:
             return False
         stamp = _timestamp(allocation.get("allocationTimestamp"))
-        timeout = float(self.args.get("bindingTimeout") or DEFAULT_BINDING_TIMEOUT) if isinstance(
-            self.args.get("bindingTimeout"), (int, float)) else DEFAULT_BINDING_TIMEOUT
+        configured = go_duration(self.args.get("bindingTimeout"))
+        timeout = DEFAULT_BINDING_TIMEOUT if configured is None else configured
         return stamp is not None and stamp + timeout < inputs.now
 
     # -- PostFilter -----------------------------------------------------------------------
@@ -416,3 +422,25 @@ def _timestamp(value: Any) -> float | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+
+
+def go_duration(value: Any) -> float | None:
+    """A ``metav1.Duration`` of the scheduler configuration (Go's ``time.ParseDuration``:
+    ``10s``, ``1m30s``, ``500ms``) in seconds; None when absent or not a duration."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.lstrip("+-")
+    sign = -1.0 if value.startswith("-") else 1.0
+    if text == "0":
+        return 0.0
+    total, at = 0.0, 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != at:
+            return None
+        total += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        at = match.end()
+    return sign * total if at == len(text) and at else None
