@@ -52,6 +52,12 @@ def generate_cases(config: cel_harness.Config, seed: int | str, per_topic: int,
         if only and topic not in only:
             continue
         count = per_topic * (4 if topic == "list-attributes" and config.slices == "lists" else 1)
+        if topic in cel_generator.SLOW_TOPICS:
+            limit, configs = cel_generator.SLOW_TOPICS[topic]
+            if config.name not in configs:
+                continue
+            count = min(count, limit)
+        count = min(count, cel_generator.TOPIC_LIMITS.get(topic, count))
         for expression in cel_generator.expressions(f"{seed}:{config.name}", topic, count):
             if expression not in seen:
                 seen.add(expression)

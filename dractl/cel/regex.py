@@ -28,11 +28,33 @@ def compile_re2(pattern: str) -> Any:
 
 
 def re2_error(pattern: str) -> str | None:
-    """Why RE2 rejects ``pattern``, or None when it compiles."""
+    """Why RE2 (as Go's regexp parses it) rejects ``pattern``, or None when it compiles."""
+    go_only = go_only_error(pattern)
+    if go_only is not None:
+        return go_only
     try:
         compile_re2(pattern)
     except RegexError as exc:
         return str(exc) or "invalid pattern"
+    return None
+
+
+def go_only_error(pattern: str) -> str | None:
+    """What Go's regexp/syntax refuses and C++ RE2 accepts: ``\\C`` (any byte, which Go's
+    parser does not know: ``invalid escape sequence``), outside ``\\Q...\\E`` quoting."""
+    index = 0
+    while index < len(pattern) - 1:
+        if pattern[index] != "\\":
+            index += 1
+            continue
+        escaped = pattern[index + 1]
+        if escaped == "C":
+            return "invalid escape sequence: \\C"
+        if escaped == "Q":  # literal text up to \E (or the end)
+            end = pattern.find("\\E", index + 2)
+            index = len(pattern) if end < 0 else end + 2
+            continue
+        index += 2
     return None
 
 
@@ -63,10 +85,18 @@ def go_regexp_error(pattern: str) -> str | None:
     return f"error parsing regexp: {_GO_ERRORS.get(code, code)}: `{fragment}`"
 
 
+def _compiled(pattern: str) -> Any:
+    """``pattern`` compiled, or the RegexError Go's regexp would give."""
+    go_only = go_only_error(pattern)
+    if go_only is not None:
+        raise RegexError(go_only)
+    return compile_re2(pattern)
+
+
 def find(text: str, pattern: str) -> str:
     """``<string>.find(<regex>)``: the leftmost match, or the empty string."""
     try:
-        match = compile_re2(pattern).search(text)
+        match = _compiled(pattern).search(text)
     except RegexError as exc:
         raise ValueError(f"Illegal regex: {exc}") from None
     return match.group(0) if match else ""
@@ -75,7 +105,7 @@ def find(text: str, pattern: str) -> str:
 def find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     """``<string>.findAll(<regex>[, <limit>])`` with Go's ``FindAllString`` semantics."""
     try:
-        regex = compile_re2(pattern)
+        regex = _compiled(pattern)
     except RegexError as exc:
         raise ValueError(f"Illegal regex: {exc}") from None
     if limit == 0:

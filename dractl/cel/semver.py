@@ -175,3 +175,10 @@ def parse_semver_normalized(text: str) -> Semver:
             raise SemverError("short version cannot contain PreRelease/Build meta data")
         parts.extend(["0"] * (3 - len(parts)))
     return parse_semver(".".join(parts))
+
+
+def component_as_int(value: int) -> int:
+    """``major()``, ``minor()``, ``patch()`` as upstream returns them: blang/semver holds a
+    component as a uint64 and the library converts it with Go's ``int64(v.Major)``, which wraps
+    past 2^63 (``semver("9223372036854775808.0.0").major()`` is -2^63)."""
+    return value - 2**64 if value >= 2**63 else value

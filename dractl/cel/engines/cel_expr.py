@@ -29,6 +29,7 @@ from dractl.api.quantity import (
     parse_quantity,
 )
 from dractl.cel import messages, named_formats, network, regex, urls
+from dractl.cel import numbers as cel_numbers
 from dractl.cel.analysis import DRIVER_DOMAIN, DomainLookups, domain_lookup_nodes, domain_lookups
 from dractl.cel.ast import (
     CelType,
@@ -62,7 +63,13 @@ from dractl.cel.engines import (
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.functions import declared_functions
-from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
+from dractl.cel.semver import (
+    Semver,
+    SemverError,
+    component_as_int,
+    parse_semver,
+    parse_semver_normalized,
+)
 from dractl.cel.source_map import expression_line_column
 from dractl.cel.unsupported import LIBRARY_FUNCTIONS
 
@@ -285,9 +292,9 @@ class _Library:
             ("semver", False, _text_argument(_semver_from_text), 2),
             ("isSemver", False, _text_argument(_is_semver), 1),
             ("isSemver", False, _text_argument(_is_semver), 2),
-            ("major", True, lambda v: _semver_arg(v).major, 1),
-            ("minor", True, lambda v: _semver_arg(v).minor, 1),
-            ("patch", True, lambda v: _semver_arg(v).patch, 1),
+            ("major", True, lambda v: component_as_int(_semver_arg(v).major), 1),
+            ("minor", True, lambda v: component_as_int(_semver_arg(v).minor), 1),
+            ("patch", True, lambda v: component_as_int(_semver_arg(v).patch), 1),
             ("find", True, regex.find, 2),
             ("findAll", True, regex.find_all, 2),
             ("findAll", True, regex.find_all, 3),
@@ -340,7 +347,7 @@ def _cel_equal(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
+        return cel_numbers.equal(left, right)
     if isinstance(left, list) and isinstance(right, list):
         return len(left) == len(right) and all(_cel_equal(a, b) for a, b in zip(left, right, strict=True))
     if type(left) is not type(right):
@@ -716,7 +723,7 @@ def _go_equal(left: Any, right: Any) -> bool:
     if kind is bool or type(right) is bool:
         return kind is bool and type(right) is bool and left == right
     if kind is int or kind is float:
-        return type(right) in (int, float) and left == right
+        return type(right) in (int, float) and cel_numbers.equal(left, right)
     if kind is list:
         if type(right) is not list or len(left) != len(right):
             return False
@@ -773,9 +780,10 @@ def _map_has_key(container: dict[Any, Any], item: Any) -> bool:
     if type(item) is bool:
         return any(type(key) is bool and key == item for key in container)
     if type(item) is float:
-        if not item.is_integer():
+        whole = cel_numbers.integral_key(item)
+        if whole is None:
             return False
-        item = int(item)
+        item = whole
     if type(item) in (int, str):
         return any(type(key) is type(item) and key == item for key in container)
     return False
@@ -803,6 +811,8 @@ def _go_in_constant_list(item: Any, container: Any) -> bool:
     _hash_panic(item)
     if _library_value(item) or type(item) in (list, dict) or item is None:
         return False
+    if type(item) in (int, float) and type(container) is list:
+        return cel_numbers.set_contains(item, container)
     return _go_in(item, container)
 
 
@@ -854,6 +864,8 @@ def _go_compare(left: Any, right: Any) -> int | None:
     if (type(left) is bool) != (type(right) is bool):
         return None
     numbers = (int, float)
+    if type(left) in numbers and type(right) in numbers and type(left) is not type(right):
+        return cel_numbers.compare(left, right)
     if (type(left) in numbers and type(right) in numbers) or type(left) is type(right):
         try:
             return (left > right) - (left < right)
@@ -1606,7 +1618,98 @@ def _uint_refused(function: str, positions: list[int], kinds: list[CelType | Non
     return wrap
 
 
+def _handover_guards(ast: CheckedAst) -> dict[int, Wrap]:
+    """Calls cel-cpp answers otherwise than cel-go for some values, checked at run time:
+    ``matches`` of a pattern only Go refuses fails as upstream's; ``format`` and ``split``
+    hand a device on which they meet such a value to cel-python (cel_expr_fallback.HANDOVER),
+    only where cel-python is installed (without it cel-cpp's answer stands)."""
+    from dractl.cel.engines import FALLBACK_ENGINE, engine_available
+
+    # Asked only when a format or split call is there: importing cel-python costs a selector
+    # without them (most of them) about 40 ms.
+    handover: bool | None = None
+    found: dict[int, Wrap] = {}
+    makes_optionals = cel_expr_optionals.makes_optionals(ast.types)
+    for node in ast.root.walk():
+        if node.kind == "call" and node.name == "matches" and len(node.args) == (1 if node.operand else 2):
+            pattern = node.args[-1]
+            if pattern.kind != "const":  # a constant pattern is checked when the selector compiles
+                # both operands, in order: a failing text is reported before the pattern
+                found[node.id] = _checked_first("dractl.regex_plain", (-1, 0) if node.operand else (0, 1))
+            continue
+        if node.kind != "call" or node.operand is None or node.name not in ("format", "split"):
+            continue
+        if handover is None:
+            handover = engine_available(FALLBACK_ENGINE)
+        if not handover:
+            continue
+        if node.name == "format" and len(node.args) == 1:
+            # a container holding an optional cannot reach Python (see _optional_boxes)
+            if not (makes_optionals and cel_expr_optionals.may_hold_optional(ast.types.get(node.args[0].id))):
+                found[node.id] = _checked_first("dractl.format_plain", (0,))
+        elif node.name == "split" and len(node.args) in (1, 2):
+            found[node.id] = _checked_first("dractl.split_plain", (-1, 0))
+    return found
+
+
+def _checked_first(check: str, positions: tuple[int, ...]) -> Wrap:
+    """``check(operands) ? call : call``: the check raises the handover error or is true."""
+    def wrap(expr: bytes, fresh: Callable[[], int]) -> bytes:
+        test = build_call(fresh, check, *(call_operand(expr, position) for position in positions))
+        return build_call(fresh, "_?_:_", test, expr, expr)
+    return wrap
+
+
+def _format_plain(arguments: Any) -> bool:
+    """Whether cel-cpp formats ``arguments`` as cel-go does; else the handover error. cel-go
+    writes doubles with Go's fmt (``%e`` of 1e300, ``%f`` and ``%s`` of infinities, a double in a
+    list as ``%g``) and fails on bytes that are not UTF-8; cel-cpp writes its own texts."""
+    if _needs_go_format(arguments):
+        raise ValueError(cel_expr_fallback.HANDOVER)
+    return True
+
+
+def _needs_go_format(value: Any) -> bool:
+    kind = type(value)
+    if kind is float:
+        return True
+    if kind in _BYTES_TYPES and not _library_value(value):
+        try:
+            bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return False
+    if kind is list:
+        return any(_needs_go_format(item) for item in value)
+    if kind is dict:
+        return any(_needs_go_format(key) or _needs_go_format(item) for key, item in value.items())
+    return False
+
+
+def _regex_plain(text: Any, pattern: Any) -> bool:
+    """A pattern Go's regexp refuses fails with upstream's text, also one cel-cpp's RE2 takes
+    (``\\C``)."""
+    if type(text) is str and type(pattern) is str:
+        error = regex.go_regexp_error(pattern)  # compiled once (cached), as cel-cpp will
+        if error is not None:
+            raise ValueError(error)
+    return True
+
+
+def _split_plain(text: Any, separator: Any) -> bool:
+    """Go's ``strings.Split("", "")`` is empty, cel-cpp's split of it holds one empty string."""
+    if text == "" and separator == "":
+        raise ValueError(cel_expr_fallback.HANDOVER)
+    return True
+
+
 _ADDITION_CHECKS = [
+    cel.FunctionDecl("dractl.format_plain", [cel.Overload("dractl_format_plain", T.BOOL, [T.DYN],
+                                                          impl=_format_plain)]),
+    cel.FunctionDecl("dractl.regex_plain", [cel.Overload("dractl_regex_plain", T.BOOL, [T.DYN, T.DYN],
+                                                         impl=_regex_plain)]),
+    cel.FunctionDecl("dractl.split_plain", [cel.Overload("dractl_split_plain", T.BOOL, [T.DYN, T.DYN],
+                                                         impl=_split_plain)]),
     cel.FunctionDecl("dractl.library_token", [cel.Overload("dractl_library_token", T.BOOL, [T.BYTES],
                                                            impl=lambda value: _library_value(value))]),
     cel.FunctionDecl("dractl.no_overload", [cel.Overload("dractl_no_overload", T.DYN, [T.STRING], impl=_no_overload)]),
@@ -1942,6 +2045,8 @@ class CelExprEngine:
                                         lambda key: _may_hold_library_value(ast.types.get(key.id)))
         guards.update(_addition_guards(ast))
         guards.update(_uint_guards(ast, renames))
+        for node_id, wrap in _handover_guards(ast).items():
+            guards.setdefault(node_id, wrap)
         fallback = None
         if _optional_domain_lookup_by_non_string(ast):
             fallback = cel_expr_fallback.fallback_program(expression, environment)

@@ -27,6 +27,14 @@ same environment:
 - a list or map holding an optional on its way to a function dractl runs in Python
   (cel-expr-python cannot hand it over): the whole program runs in cel-python, with the default
   engine's checked tree and cost estimate;
+- a comprehension that runs past cel-cpp's iteration budget (10,000 iterations per evaluation,
+  ``comprehension_max_iterations``, which cel-expr-python cannot raise): cel-go has no such
+  limit, only the runtime cost limit (``lists.range(10000).all(i, true)`` costs 40,012 and is
+  true upstream). Only the device whose evaluation ran out is handed over;
+- ``format`` of a double or of bytes that are not UTF-8, and ``"".split("")``: cel-cpp's strings
+  extension writes its own texts (``Infinity``, ``1.000000e+300``, a double in a list) and formats
+  invalid UTF-8, where cel-go uses Go's fmt and fails; a run-time check hands only the device
+  that meets such a value over;
 - an expression cel-cpp's parser or checker refuses and cel-go's does not (:func:`cel_cpp_limit`):
   ``optMap``/``optFlatMap`` naming their variable ``__result__``, ``indexOf`` of a list of
   optionals (cel-go declares it for ``list(A)``, cel-expr-python cannot declare a type
@@ -49,10 +57,16 @@ if TYPE_CHECKING:
 
 #: cel-cpp's error for a map key of a type its maps cannot hold.
 UNREPRESENTABLE_KEY = "Invalid map key type"
+#: The error of dractl's run-time checks where cel-cpp would answer otherwise than cel-go
+#: (``format`` of doubles and of bytes that are not UTF-8, ``"".split("")``).
+HANDOVER = "dractl: handed over to cel-python"
+#: cel-cpp's error when its comprehensions ran 10,000 iterations (cel-go has no such limit).
+ITERATION_BUDGET = "Iteration budget exceeded"
 _CEL_CPP_RUNTIME_LIMITS = (UNREPRESENTABLE_KEY, "Index error: expected integer type, got ",
                            "No matching overloads found : _[?_]", "No matching overloads found : _?._",
                            "Applying SELECT to non-message type", "Invalid container type: ",
-                           "No matching overloads found : -_(duration)")
+                           "No matching overloads found : -_(duration)", ITERATION_BUDGET,
+                           HANDOVER)
 # A call no overload takes, one of whose arguments cel-cpp holds as bytes: a bytes value or a
 # library value, which cel-go's texts name (and its operators' traits answer) differently.
 _BYTES_OPERAND = r"^No matching overloads found : (?:\(bytes\)\.|(?:\([^()]*\)\.)?[^(]+\((?:[^()]*, )?bytes[,)])"

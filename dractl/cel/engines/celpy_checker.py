@@ -757,10 +757,11 @@ class Checker:
         if (name == "format" and node.member and len(node.children) == 2 and node.children[1].kind == "list"
                 and node.children[0].kind == "literal" and node.children[0].type == "string"):
             self.format_calls.append(node)
-        if (len(node.children) > 1 and node.children[1].kind == "literal" and node.children[1].type == "string"
+        pattern_node = _undyn(node.children[1]) if len(node.children) > 1 else None
+        if (pattern_node is not None and pattern_node.kind == "literal" and pattern_node.type == "string"
                 and (name == "matches" or (name in ("find", "findAll") and node.member
                                            and "regex" in self.environment.libraries))):
-            self._constant_pattern(node.children[1])
+            self._constant_pattern(pattern_node)
         if name not in self.functions:
             namespace, dot, function = name.rpartition(".")
             if dot and not node.member:
@@ -888,3 +889,10 @@ def check(tree: Any, environment: Environment) -> tuple[Node, Checked]:
     final = checker.mapping.substitute(output, vars_to_dyn=True)
     program_error = checker.program_errors[0] if checker.program_errors else None
     return root, Checked(errors, checker.unsupported, output_name(final), _min_cost(root), program_error)
+
+
+def _undyn(node: Node) -> Node:
+    """``node`` without the ``dyn()`` around it: cel-go plans ``dyn("[")`` as the constant."""
+    while node.kind == "call" and node.name == "dyn" and not node.member and len(node.children) == 1:
+        node = node.children[0]
+    return node

@@ -30,7 +30,6 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from dractl.api.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
 from dractl.cel import messages, regex
+from dractl.cel import numbers as cel_numbers
 from dractl.cel.cost import RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import celpy_maps, celpy_overloads, celpy_parse_errors
@@ -77,7 +77,13 @@ from dractl.cel.engines.celpy_values import (
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
 from dractl.cel.messages import go_float_text
-from dractl.cel.semver import Semver, SemverError, parse_semver, parse_semver_normalized
+from dractl.cel.semver import (
+    Semver,
+    SemverError,
+    component_as_int,
+    parse_semver,
+    parse_semver_normalized,
+)
 
 ENGINE_NAME = "cel-python"
 _ATTRIBUTE_LIST_LIMIT = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
@@ -240,10 +246,8 @@ def _ordering(compare: Callable[[Any, Any], bool], name: str) -> Callable[[Any, 
             if type(left) is type(right) or not (isinstance(left, float) or isinstance(right, float)):
                 return ct.BoolType(compare(int(left) if not isinstance(left, float) else left,
                                            int(right) if not isinstance(right, float) else right))
-            try:
-                return ct.BoolType(compare(Fraction(left), Fraction(right)))
-            except (ValueError, OverflowError):
-                return ct.BoolType(compare(float(left), float(right)))
+            # cel-go meets an integer and a double as two doubles (see dractl.cel.numbers)
+            return ct.BoolType(compare(float(left), float(right)))
         if type_name(left) == type_name(right) and type_name(left) in (
                 "string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"):
             return ct.BoolType(compare(left, right))
@@ -442,11 +446,10 @@ def _string_test(test: Callable[[str, str], bool]) -> Callable[[Any, Any], Any]:
 def _matches(text: Any, pattern: Any) -> Any:
     if not isinstance(text, str) or not isinstance(pattern, str):
         return failure("no such overload")
-    try:
-        compiled = regex.compile_re2(str(pattern))
-    except regex.RegexError as exc:
-        return failure(str(exc))
-    return ct.BoolType(compiled.search(str(text)) is not None)
+    error = regex.go_regexp_error(str(pattern))  # Go's regexp refuses more than RE2 (``\\C``)
+    if error is not None:
+        return failure(error)
+    return ct.BoolType(regex.compile_re2(str(pattern)).search(str(text)) is not None)
 
 
 # -- cel-go's string extension ---------------------------------------------------------------
@@ -711,9 +714,9 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
     if "semver" in libraries:
         functions.update({
             "semver": _semver, "isSemver": _is_semver,
-            "major": _on_semver(lambda v: ct.IntType(v.major)),
-            "minor": _on_semver(lambda v: ct.IntType(v.minor)),
-            "patch": _on_semver(lambda v: ct.IntType(v.patch)),
+            "major": _on_semver(lambda v: ct.IntType(component_as_int(v.major))),
+            "minor": _on_semver(lambda v: ct.IntType(component_as_int(v.minor))),
+            "patch": _on_semver(lambda v: ct.IntType(component_as_int(v.patch))),
         })
     if "regex" in libraries:
         functions["find"] = _regex(regex.find, ct.StringType)
@@ -856,6 +859,9 @@ class _Evaluator(Evaluator):
                     return value
             # cel-go looks the item up in the constant list as a hash set (maybeOptimizeSetMembership)
             celpy_maps.check_hashable(item)
+            if is_number(item) and isinstance(container, list):
+                # the set holds each number's other forms as cel-go converts them (dractl.cel.numbers)
+                return ct.BoolType(cel_numbers.set_contains(_plain_number(item), [_plain_number(e) for e in container]))
             return _in(item, container) if _is_primitive(item) else ct.BoolType(False)
         return super().relation(tree)
 
@@ -887,6 +893,13 @@ class _Evaluator(Evaluator):
                 return NONE
             return _optional_of(arguments[0]) if method == "of" else _optional_of_non_zero(arguments[0])
         arguments_tree = tree.children[2] if len(tree.children) > 2 else None
+        if method in ("orValue", "or") and arguments_tree is not None and len(arguments_tree.children) == 1 \
+                and self._namespaced(method) is not None:
+            # cel-go plans both as short-circuits: a present optional's argument is never evaluated
+            # (optional.of(1).orValue(1 / 0) is 1)
+            target = self.visit(member_tree)
+            if isinstance(target, CelOptional) and target.present:
+                return target.value if method == "orValue" else target
         arities = MACROS.get(method)
         if arities is not None and arguments_tree is not None and len(arguments_tree.children) in arities:
             return self._comprehension(method, member_tree, arguments_tree.children,
@@ -1099,6 +1112,14 @@ def _folded_kind(tree: Any) -> str | None:
     if tree.data == "ident_arg" and str(tree.children[0]) in _FOLDED_CONVERSIONS and len(tree.children[1].children) == 1:
         return _FOLDED_CONVERSIONS[str(tree.children[0])] or _folded_kind(tree.children[1].children[0])
     return None
+
+
+def _plain_number(value: Any) -> Any:
+    """A CEL number as Python's own int or float (what dractl.cel.numbers takes); other values
+    (a bool, a string) as they are."""
+    if not is_number(value):
+        return value
+    return float(value) if isinstance(value, float) else int(value)
 
 
 def _constant_primitive_list(tree: Any) -> bool:

@@ -162,7 +162,8 @@ def find(mapping: dict[Any, Any], key: Any) -> tuple[bool, Any]:
     candidates = [(key, kind)]
     if kind == "double" and is_number(key) and float(key).is_integer():
         whole = int(key)
-        if _INT64_MIN <= whole <= _INT64_MAX and float(whole) == float(key):
+        # cel-go's doubleToInt64Checked refuses -2^63 itself (``v <= MinInt64``)
+        if _INT64_MIN < whole <= _INT64_MAX and float(whole) == float(key):
             candidates.append((whole, "int"))
         if 0 <= whole <= _UINT64_MAX:
             candidates.append((whole, "uint"))

@@ -10,7 +10,6 @@ a value of another type is simply unequal.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import celpy.celtypes as ct
@@ -183,10 +182,8 @@ def cel_equal(left: Any, right: Any) -> bool:
 
 
 def _exact_numeric_equal(left: Any, right: Any) -> bool:
-    try:
-        return Fraction(left) == Fraction(right)
-    except (ValueError, OverflowError):  # NaN and infinities
-        return float(left) == float(right)
+    # cel-go meets an integer and a double as two doubles (dractl.cel.numbers): lossy above 2^53
+    return float(left) == float(right)
 
 
 _ORDERED = frozenset({"string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"})
@@ -198,10 +195,7 @@ def compare(left: Any, right: Any) -> int | None:
         if isinstance(left, float) or isinstance(right, float):
             if left != left or right != right:  # NaN: cel-go compares it as neither less nor greater
                 return 0
-            try:
-                a, b = Fraction(left), Fraction(right)
-            except (ValueError, OverflowError):
-                a, b = float(left), float(right)
+            a, b = float(left), float(right)  # as cel-go does: see dractl.cel.numbers
         else:
             a, b = int(left), int(right)
         return (a > b) - (a < b)

@@ -1233,6 +1233,178 @@ def _dyn_functions(g: Gen) -> str:
     ))
 
 
+# --- issue 27: where cel-cpp and cel-python differ from cel-go -----------------------------------
+
+# Integers next to their neighbours as doubles: 2^53 + 1 rounds to 2^53, 2^63 - 1 to 2^63.
+_BIG_INTS = ("9007199254740993", "9007199254740992", "9223372036854775807", "-9223372036854775807 - 1",
+             "4611686018427387905", "1", "0")
+_BIG_UINTS = ("9007199254740993u", "18446744073709551615u", "9223372036854775808u", "1u", "0u")
+_BIG_DOUBLES = ("9007199254740992.0", "9007199254740994.0", "9223372036854775807.0", "9223372036854775808.0",
+                "-9223372036854775808.0", "18446744073709551616.0", "18446744073709551615.0", "1.0", "0.5",
+                "-0.0", "double('NaN')", "1e300")
+
+
+def _numeric_mixed(g: Gen) -> str:
+    """int / uint / double comparison, equality, membership and map lookups: cel-go meets an
+    integer and a double as two doubles (lossy above 2^53); a constant list is a hash set that
+    holds each integer's double form; a double of exactly -2^63 is never an int key."""
+    r = g.r
+    i, u, d = r.choice(_BIG_INTS), r.choice(_BIG_UINTS), r.choice(_BIG_DOUBLES)
+    n = r.choice((i, u))
+    op = g.pick("==", "!=", "<", "<=", ">", ">=")
+    return r.choice((
+        f"dyn({n}) {op} {d}",
+        f"dyn({d}) {op} {n}",
+        f"{n} {op} dyn({d})",
+        f"dyn({i}) {op} dyn({u})",
+        f"dyn({n}) in [{d}]",
+        f"dyn({d}) in [{n}]",
+        f"dyn({d}) in [{i}, {r.choice(_BIG_INTS)}]",
+        f"dyn({n}) in [{d}, {r.choice(_BIG_DOUBLES)}]",
+        f"dyn({n}) in [dyn({d})]",
+        f"cel.bind(x, {d}, dyn({n}) in [x])",
+        f"{{{i}: 'a'}}[dyn({d})] == 'a'",
+        f"{{{u}: 'a'}}[dyn({d})] == 'a'",
+        f"dyn({d}) in {{{n}: 1}}",
+        f"{{{n}: 1}}[?dyn({d})].hasValue()",
+        f"[dyn({n})] == [dyn({d})]",
+        f"{{'k': dyn({n})}} == {{'k': dyn({d})}}",
+        f"optional.of(dyn({n})) == optional.of(dyn({d}))",
+        f"[{n}, {r.choice(_BIG_INTS + _BIG_UINTS)}].exists_one(x, dyn(x) == {d})",
+        f"[{n}].all(x, dyn(x) {op} {d})",
+        f"[dyn({n}), dyn({d})].exists(x, x == {d})",
+        f"optional.of(dyn({n})).orValue(0) {op} {d}",
+        f"sets.contains([dyn({n})], [dyn({d})])",
+        f"[dyn({n})].indexOf(dyn({d})) == 0",
+        f"dyn({g.attr('int')}) {op} {d}",
+        f"{g.attr('int')} {op} {d}",
+    ))
+
+
+def _library_overflow(g: Gen) -> str:
+    """Quantity add/sub at the int64 edge (apimachinery's int64Amount falls back to inf.Dec) and
+    semver components past int64."""
+    r = g.r
+    edge = r.choice(("9223372036854775807", "-9223372036854775808", "9223372036854775806", "4611686018427387904",
+                     "8Ei", "-8Ei", "7Ei", "9223372036854775807m", "1", "-1", "1n", "999999999999999999"))
+    q = f"quantity({_quote(edge)})"
+    number = r.choice(("1", "-1", "9223372036854775807", "-9223372036854775807 - 1", "2", "0"))
+    other = f"quantity({_quote(r.choice(('1', '-1', '9223372036854775807', '1n', '8Ei', '1m', '2')))})"
+    component = r.choice(("9223372036854775807", "9223372036854775808", "18446744073709551616",
+                          "99999999999999999999", "0", "1"))
+    version = r.choice((f"{component}.0.0", f"1.{component}.0", f"0.0.{component}", f"{component}.{component}.1"))
+    return r.choice((
+        f"{q}.add({number}).asInteger() {g.cmp()} 0",
+        f"{q}.sub({number}).asInteger() {g.cmp()} 0",
+        f"{q}.add({number}).isInteger()",
+        f"{q}.add({other}).compareTo({q}) {g.cmp()} 0",
+        f"{q}.sub({other}).asApproximateFloat() {g.cmp()} 0.0",
+        f"{q}.add({other}).sub({other}) == {q}",
+        f"{q}.add({number}).sign() == {r.choice(('1', '-1', '0'))}",
+        f"semver({_quote(version)}).major() {g.cmp()} 0",
+        f"semver({_quote(version)}).minor() >= 0",
+        f"semver({_quote(version)}).patch() >= 0",
+        f"isSemver({_quote(version)})",
+        f"semver({_quote(version)}, true).major() >= 0",
+        f"semver({_quote(version)}) {g.cmp()} semver('1.0.0')",
+        f"semver({_quote(version)}).compareTo(semver({_quote(version)})) == 0",
+    ))
+
+
+def _strings_edge(g: Gen) -> str:
+    """``split`` of empty strings and ``format`` as Go's fmt does it for large, infinite and list
+    values, and ``%s`` of bytes that are not UTF-8 (a runtime error upstream)."""
+    r = g.r
+    verb = r.choice(("%f", "%e", "%s", "%.3f", "%.1e", "%.0f", "%d", "%x"))
+    value = r.choice(("1e300", "-1e300", "1e21", "1e20", "123456789.0", "1e-7", "0.000001", "double('inf')",
+                      "double('-inf')", "double('NaN')", "-0.0", "9007199254740993.0", "1.7976931348623157e308",
+                      "[1e300]", "[1e21, 1e20, 0.000001, 1e-7]", "[double('inf'), -0.0]", "[1.5, 2]",
+                      "{'k': 1e21}", "b'\\xff'", "[b'\\xff']", "b'ok'", "{'k': b'\\xff'}", "9223372036854775807",
+                      "18446744073709551615u"))
+    return r.choice((
+        f"{_quote(verb)}.format([{value}]) != ''",
+        f"{_quote(verb)}.format([{value}]).size() {g.cmp()} {r.choice(('5', '10', '20', '300'))}",
+        f"{{'': 1}}[{_quote(verb)}.format([{value}])] == 1",
+        f"{_quote(verb)}.format([{value}]) == {_quote(r.choice(('Infinity', '-Infinity', 'NaN', '[1e+300]', '1e+21', '1.000000e+300', '[+Inf, -0]', '')))}",
+        f"{_quote(r.choice(('', 'a', 'a,b', ',')))}.split({_quote(r.choice(('', ',', 'a')))}) == {r.choice(('[]', '[' + chr(39) + chr(39) + ']', '[' + chr(39) + 'a' + chr(39) + ']'))}",
+        f"{_quote(r.choice(('', 'abc', 'é')))}.split({_quote(r.choice(('', 'b')))}).size() == {r.randint(0, 3)}",
+        f"{_quote(r.choice(('', 'abc')))}.split('', {r.choice(('0', '1', '2', '-1'))}).size() == {r.randint(0, 3)}",
+    ))
+
+
+# Patterns RE2 refuses (cel-go checks constant patterns at compile time) or that Python's re2
+# wrapper and Go's regexp disagree on.
+_RE2_PATTERNS = ("\\C", "a\\C", "\\Ca", "(?P=n)", "(?<n>a)", "a{1001}", "a{2,1}", "\\z", "\\Z", "\\8", "(?i:a)",
+                 "[[:alpha:]]", "\\pN", "\\p{Greek}", "(?U)a+", "a**", "(?=a)", "(?!a)", "\\b", "x{,3}", "\\Q*\\E",
+                 "[a-\\d]", "(?s).", "\\x{10FFFF}", "\\x{110000}", "((((((((((a))))))))))", "\\0")
+
+
+def _regex_re2(g: Gen) -> str:
+    """RE2 syntax cel-go refuses at compile time (constant patterns) or at run time."""
+    r = g.r
+    pattern = _quote(r.choice(_RE2_PATTERNS))
+    s = r.choice(("'a'", "'abc'", g.attr("string")))
+    return r.choice((
+        f"{s}.matches({pattern})",
+        f"{s}.find({pattern}) == ''",
+        f"{s}.findAll({pattern}).size() >= 0",
+        f"{s}.matches(dyn({pattern}))",
+        f"cel.bind(p, {pattern}, {s}.matches(p))",
+    ))
+
+
+def _comprehension_limits(g: Gen) -> str:
+    """Comprehensions past cel-cpp's 10,000 iterations: upstream's only limits are the runtime
+    cost limit and the cost estimate. (Ranges stay small enough for the oracle to answer fast.)"""
+    r = g.r
+    n = r.choice(("9999", "10000", "10001", "12000"))
+    inner = r.choice(("100", "101"))
+    return r.choice((
+        f"lists.range({n}).all(i, true)",
+        f"lists.range({n}).exists(i, i == {int(n) - 1})",
+        f"lists.range({n}).exists_one(i, i == 5)",
+        # map and filter stay short: cel-cpp's accumulator copies the list on every step, so
+        # ten thousand steps take gigabytes (quadratic), whatever the engine's answer
+        f"lists.range({r.choice(('500', '1000'))}).map(i, i).size() > 0",
+        f"lists.range({r.choice(('500', '1000'))}).filter(i, i % 2 == 0).size() > 0",
+        f"lists.range({inner}).all(i, lists.range({inner}).all(j, true))",
+        f"lists.range({n}).all(i, {g.attr('int')} > 0)",
+        f"lists.range({n}).all(i, v, v == i)",
+        "lists.range(6000).all(i, true) && lists.range(6000).all(i, true)",
+        f"lists.range({n}).all(i, true) || {g.attr('bool')}",
+    ))
+
+
+def _celpy_divergence(g: Gen) -> str:
+    """Where the cel-python library differs from cel-go: runtime cost per comprehension step,
+    eager ``orValue``/``or`` arguments, string conversions in Python's number syntax, selectors
+    above the cost limit."""
+    r = g.r
+    text = _quote(r.choice(("0x1p-2", "1_000", "+1", "١٢", "１", "1e3", " 1", "1.", ".5", "0x10", "-0", "Inf",
+                            "infinity", "+Inf", "1_0.5", "0b1", "0o7", "1E+2", "+0x1", "007", "-", "")))
+    conversion = r.choice(("double", "int", "uint"))
+    return r.choice((
+        f"{conversion}({text}) {g.pick('==', '!=', '>=')} {dict(double='1.0', int='1', uint='1u')[conversion]}",
+        f"[{text}].all(s, {conversion}(s) >= {dict(double='0.0', int='0', uint='0u')[conversion]})",
+        "optional.of(1).orValue(1 / 0) == 1",
+        "optional.of(1).or(optional.of(1 / 0)).value() == 1",
+        f"optional.none().orValue({g.attr('int')}) >= 0",
+        f"{g.attr('int')} > 0 && optional.of(1).orValue([1][5]) == 1",
+        f"optional.of({g.attr('int')}).or(optional.of({g.attr('string')})).hasValue()",
+        f"lists.range({r.choice(('50', '60'))}).map(i, lists.range({r.choice(('50', '60'))}).filter(j, j > i).size()).size() > 0",
+        "[1, 2, 3].all(i, lists.range(20000).size() > 0)",
+    ))
+
+
+#: Topics whose cases are slow to answer (long comprehensions, in cel-python and in the oracle):
+#: at most this many cases per configuration, and only in these configurations.
+SLOW_TOPICS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "comprehension-limits": (10, ("1.36-stored", "1.36-new")),
+    "celpy-divergence": (25, ("1.36-stored", "1.36-new")),
+}
+#: Cases per configuration of the issue-27 topics (their classes are narrow: a few dozen cover them).
+TOPIC_LIMITS = {"numeric-mixed": 40, "library-overflow": 25, "strings-edge": 30, "regex-re2": 20}
+
 TOPICS: dict[str, Topic] = {
     "attributes": _attributes,
     "quantity": _quantity,
@@ -1271,6 +1443,12 @@ TOPICS: dict[str, Topic] = {
     "literals": _literals,
     "dyn-operators": _dyn_operators,
     "dyn-functions": _dyn_functions,
+    "numeric-mixed": _numeric_mixed,
+    "library-overflow": _library_overflow,
+    "strings-edge": _strings_edge,
+    "regex-re2": _regex_re2,
+    "comprehension-limits": _comprehension_limits,
+    "celpy-divergence": _celpy_divergence,
 }
 # The topics "random" combines (a fixed list: a new topic does not change the random cases).
 COMBINABLE = (
