@@ -26,7 +26,9 @@ Outcome
 the deadline). `Outcome.allocations` holds one resource.k8s.io/v1 AllocationResult per claim.
 `Outcome.order_ambiguous` is true when upstream's implementation walks pools in Go map order
 (dractl sorts them) and more than one pool could serve a request, so the scheduler might pick
-other, equally valid devices.
+other, equally valid devices. `Outcome.notes` names, one sentence each, where upstream's
+arithmetic rather than the exact one shaped the allocation (`allocator.capacity`: a capacity
+request rounded in int64, which wraps; a large capacity request grown while it was checked).
 
 Trace (for `dractl explain`)
 ----------------------------

@@ -152,6 +152,7 @@ class Behaviour(Record):
         "knows_consumable_capacity",
         "multi_host_pools",
         "node_selector_names_target",
+        "node_slices_first",
         "only_known_taint_effects",
         "per_pool_counters",
         "release",
@@ -175,6 +176,7 @@ class Behaviour(Record):
         separate_counter_slices: bool,
         binding_pools_last: bool,
         binding_slices_last: bool,
+        node_slices_first: bool,
         only_known_taint_effects: bool,
         result_tolerations: bool,
         node_selector_names_target: bool,
@@ -209,6 +211,11 @@ class Behaviour(Record):
         self.binding_pools_last = binding_pools_last
         # Slices holding devices with binding conditions are added after the others.
         self.binding_slices_last = binding_slices_last
+        # The node's own slices (nodeName, no counter sets) are gathered before the shared ones
+        # (allNodes, nodeSelector, counter sets), each in input order: the first slice of a pool
+        # in that order gives the `resourceSliceCount` that decides whether it is complete
+        # (v0.36 incubating/experimental split the slices by node in NewAllocator).
+        self.node_slices_first = node_slices_first
         # Only NoSchedule / NoExecute taints must be tolerated (effect None is ignored).
         self.only_known_taint_effects = only_known_taint_effects
         # Result entries carry the request's tolerations.
@@ -244,6 +251,7 @@ class Behaviour(Record):
             separate_counter_slices=per_pool,
             binding_pools_last=experimental or (newest and beyond_stable),
             binding_slices_last=experimental and not newest,
+            node_slices_first=newest and beyond_stable,
             only_known_taint_effects=per_pool,
             result_tolerations=per_pool,
             node_selector_names_target=experimental or (newest and beyond_stable),

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from dractl.allocator.capacity import violates_policy
 from dractl.allocator.nodes import NodeSelector, NodeSelectorError, parse_node_selector
 from dractl.allocator.quantity import Quantity, QuantityError
 from dractl.records import Record
@@ -360,7 +361,7 @@ def device_capacity(device: DeviceEntry) -> dict[str, CapacityEntry]:
 def _idle_fit(entry: CapacityEntry) -> bool:
     """A request that names no capacity takes the policy default, or else all of it."""
     taken = entry.default if entry.default is not None else entry.value
-    if taken.value > entry.value.value:
+    if taken.value > entry.value.value or violates_policy(taken, entry):
         return False
     # With a policy and no default, the full check decides (fast path only for the plain cases).
     return not entry.has_policy or entry.default is not None

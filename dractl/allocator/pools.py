@@ -174,6 +174,8 @@ class PoolGatherer:
         """Slices by pool, newest generation only, in upstream's order of adding them."""
         if self.behaviour.binding_slices_last:
             ordered = sorted(slices, key=lambda s: (s.has_binding_conditions, s.input_index))
+        elif self.behaviour.node_slices_first:
+            ordered = sorted(slices, key=lambda s: (not s.node_name or bool(s.shared_counters), s.input_index))
         else:
             ordered = sorted(slices, key=lambda s: s.input_index)
         grouped: dict[tuple[str, str], list[SliceEntry]] = {}

@@ -17,6 +17,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Literal
 
+from dractl.allocator.capacity import (
+    RequestedCapacity,
+    consumed_quantity,
+    describe_policy,
+    int64_rounding,
+    violates_policy,
+)
 from dractl.allocator.constraints import Constraint, DistinctAttribute, MatchAttribute
 from dractl.allocator.features import (
     AllocatorFeatures,
@@ -68,6 +75,9 @@ class Outcome(Record):
     - `order_ambiguous`: the implementation upstream runs visits pools in Go map order;
       dractl used sorted order, and some request had usable devices in more than one pool,
       so the scheduler might pick other, equally valid devices.
+    - `notes`: where upstream's arithmetic, not the exact one, decided the result (capacity
+      rounded in int64, a claim's capacity request grown while it was checked), one sentence
+      each, for explanations.
     - `trace`: what the search saw, when asked for.
     """
 
@@ -76,6 +86,7 @@ class Outcome(Record):
         "error",
         "implementation",
         "node",
+        "notes",
         "order_ambiguous",
         "status",
         "steps",
@@ -92,6 +103,7 @@ class Outcome(Record):
         order_ambiguous: bool = False,
         trace: NodeTrace | None = None,
         steps: int = 0,
+        notes: tuple[str, ...] = (),
     ) -> None:
         self.node = node
         self.status = status
@@ -101,6 +113,7 @@ class Outcome(Record):
         self.order_ambiguous = order_ambiguous
         self.trace = trace
         self.steps = steps
+        self.notes = notes
 
 
 class _Request:
@@ -142,7 +155,7 @@ class _Request:
         num_devices: int = 0,
         admin_access: bool = False,
         tolerations: list[dict[str, Any]] | None = None,
-        capacity_requests: dict[str, Quantity] | None = None,
+        capacity_requests: dict[str, RequestedCapacity] | None = None,
         capacity_problem: str | None = None,
         all_devices: list[tuple[DeviceEntry, Pool]] | None = None,
         selected_sub: int = 0,
@@ -180,7 +193,7 @@ class _Result(Record):
         request: _Request,
         device: DeviceEntry,
         share_id: str | None,
-        consumed: dict[str, Quantity] | None,
+        consumed: dict[str, Quantity | RequestedCapacity] | None,
     ) -> None:
         self.request = request
         self.device = device
@@ -296,9 +309,10 @@ class _Run:
             self.trace.steps = self.steps
         return outcome
 
-    def _outcome(self, status: Status, allocations: list[dict[str, Any]] | None, error: str | None) -> Outcome:
+    def _outcome(self, status: Status, allocations: list[dict[str, Any]] | None, error: str | None,
+                 notes: tuple[str, ...] = ()) -> Outcome:
         return Outcome(self.node.name, status, allocations, error, self.owner.implementation,
-                       self._order_ambiguous(), self.trace, self.steps)
+                       self._order_ambiguous(), self.trace, self.steps, notes)
 
     def _execute(self) -> Outcome:
         try:
@@ -319,7 +333,7 @@ class _Run:
             if self.behaviour.skip_unusable_pools and any(p.invalid for p in self.pools):
                 return self._outcome("error", None, "invalid resource pools were encountered")
             return self._outcome("unschedulable", None, None)
-        return self._outcome("allocated", self._build_results(), None)
+        return self._outcome("allocated", self._build_results(), None, self._capacity_notes())
 
     # ------------------------------------------------------------- preparing
 
@@ -404,7 +418,8 @@ class _Run:
         capacity = (raw.get("capacity") or {}).get("requests") if raw.get("capacity") is not None else None
         if capacity is not None:
             try:
-                request.capacity_requests = {str(k): Quantity.parse(v) for k, v in capacity.items()}
+                request.capacity_requests = {str(k): RequestedCapacity(Quantity.parse(v))
+                                             for k, v in capacity.items()}
             except QuantityError as error:
                 raise AllocationError(f"claim {ref}, request {request.name}: {error}") from None
         elif raw.get("capacity") is not None:
@@ -616,12 +631,14 @@ class _Run:
         if not multi:
             holders.add(ci)
         share_id: str | None = None
-        consumed: dict[str, Quantity] | None = None
+        consumed: dict[str, Quantity | RequestedCapacity] | None = None
         if self.consumable:
             if self._capacity_fits(request, device) is not True:
                 return None
             if multi:
-                consumed = {name: _consumed_quantity((request.capacity_requests or {}).get(name), entry)
+                # A RequestedCapacity here is the claim's own quantity: the result shows what it
+                # has grown to when the allocation is written (upstream shares it the same way).
+                consumed = {name: consumed_quantity((request.capacity_requests or {}).get(name), entry)
                             for name, entry in device_capacity(device).items()}
                 share_id = self._share_id(ci, device_id)
                 usage = self.allocating_capacity.setdefault(device_id, {})
@@ -732,16 +749,28 @@ class _Run:
         allocated = self.allocated.aggregated_capacity.get(device.id, {})
         allocating = self.allocating_capacity.get(device.id, {})
         for name, entry in capacity.items():
-            consumed = _consumed_quantity(wanted.get(name), entry)
-            if _violates_policy(consumed, entry):
+            taken = consumed_quantity(wanted.get(name), entry)
+            consumed = taken.quantity if isinstance(taken, RequestedCapacity) else taken
+            if violates_policy(consumed, entry):
                 self._reject(request, device, Reason.CAPACITY_INSUFFICIENT, name, consumed.value, None)
                 return False
-            total = allocated.get(name, Fraction(0)) + consumed.value + allocating.get(name, Fraction(0))
+            during = allocating.get(name)
+            if name not in allocated and during is not None and isinstance(taken, RequestedCapacity) \
+                    and taken.shared:
+                # Upstream adds what this call already took on the device into the claim's own
+                # quantity (CmpRequestOverCapacity: `clone[name] = ptr.To(consumed)`, then Add).
+                taken.grow(during)
+                total = taken.value
+            else:
+                total = allocated.get(name, Fraction(0)) + consumed.value + (during or Fraction(0))
             if total > entry.value.value:
                 if self._untold(request, device):
                     left = entry.value.value - allocated.get(name, Fraction(0)) - allocating.get(name, Fraction(0))
+                    # A request grown by earlier checks: the message names what the claim asked for.
+                    asked = taken.original.value if isinstance(taken, RequestedCapacity) \
+                        and taken.original.value != consumed.value else None
                     self._reject(request, device, Reason.CAPACITY_INSUFFICIENT, name, consumed.value, left,
-                                 tuple(self.allocated.owners.get(device.id, ())))
+                                 tuple(self.allocated.owners.get(device.id, ())), asked)
                 return False
         return True
 
@@ -817,6 +846,36 @@ class _Run:
                 allocation["nodeSelector"] = node_selector
             allocations.append(allocation)
         return allocations
+
+    def _capacity_notes(self) -> tuple[str, ...]:
+        """Where upstream's capacity arithmetic, not the exact one, shaped the allocation."""
+        notes: list[str] = []
+        for ci, results in enumerate(self.results):
+            for entry in results:
+                request = entry.request
+                for name, requested in (request.capacity_requests or {}).items():
+                    capacity = device_capacity(entry.device).get(name)
+                    if capacity is None:
+                        continue
+                    where = f"claim {self.claim_refs[ci]}, request {request.full_name}, device {'/'.join(entry.id)}"
+                    rounding = int64_rounding(requested.original, capacity)
+                    if rounding is not None:
+                        exact, upstream = rounding
+                        beyond = f", more than the device's {capacity.value}" if exact > capacity.value.value else ""
+                        notes.append(
+                            f"{where}: capacity {name}: {requested.original} is taken as {upstream} because "
+                            f"upstream rounds it to the policy ({describe_policy(capacity)}) in int64 arithmetic, "
+                            f"which wraps (exactly: {Quantity.of(exact, 'BinarySI')}{beyond}); the scheduler "
+                            "allocates the device all the same")
+                    if requested.quantity.value != requested.original.value:
+                        notes.append(
+                            f"{where}: capacity {name}: {requested.original} is recorded as {requested.quantity}: "
+                            "upstream's capacity check adds what earlier requests of this allocation took on the "
+                            "device into the claim's own quantity (shared for values too large for an int64 "
+                            f"mantissa; policy {describe_policy(capacity)}), and the scheduler writes that value; "
+                            "its claim object keeps the grown value, so nodes it checks later in the same "
+                            "attempt start from it and may no longer fit")
+        return tuple(dict.fromkeys(notes))
 
     def _result_entry(self, entry: _Result) -> dict[str, Any]:
         request = entry.request
@@ -962,59 +1021,3 @@ def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
     if operator in ("", "Equal"):
         return (toleration.get("value") or "") == (taint.get("value") or "")
     return operator == "Exists"
-
-
-def _go_quotient(a: int, b: int) -> int:
-    quotient = abs(a) // abs(b)
-    return -quotient if (a < 0) != (b < 0) else quotient
-
-
-def _go_remainder(a: int, b: int) -> int:
-    remainder = abs(a) % abs(b)
-    return -remainder if a < 0 else remainder
-
-
-def _consumed_quantity(requested: Quantity | None, entry: Any) -> Quantity:
-    """calculateConsumedCapacity: what a request takes of one capacity, after the request policy."""
-    if requested is None:
-        return entry.default if entry.default is not None else entry.value
-    if not entry.has_policy:
-        return requested
-    if entry.has_range and entry.range_min is not None:
-        minimum = entry.range_min
-        if requested.value < minimum.value:
-            return minimum
-        if entry.range_step is None:
-            return requested
-        step = entry.range_step.integer_value()
-        base = minimum.integer_value()
-        added = requested.integer_value() - base
-        steps = _go_quotient(added, step) if step else 0
-        if step and _go_remainder(added, step) != 0:
-            steps += 1
-        return Quantity.of(base + step * steps, "BinarySI")
-    if entry.valid_values is not None:
-        for value in entry.valid_values:
-            if requested.value <= value.value:
-                return value
-        return requested
-    return requested
-
-
-def _violates_policy(consumed: Quantity, entry: Any) -> bool:
-    if not entry.has_policy:
-        return False
-    if entry.default is not None and consumed.value == entry.default.value:
-        return False
-    if entry.has_range:
-        if entry.range_max is not None and consumed.value > entry.range_max.value:
-            return True
-        if entry.range_step is not None:
-            step = entry.range_step.integer_value()
-            base = entry.range_min.integer_value() if entry.range_min is not None else 0
-            if step and _go_remainder(consumed.integer_value() - base, step) != 0:
-                return True
-        return False
-    if entry.valid_values:
-        return all(consumed.value != value.value for value in entry.valid_values)
-    return False

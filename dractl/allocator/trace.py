@@ -131,8 +131,10 @@ _FORMATTERS: dict[Reason, Any] = {
         f"counter {counter_set}/{counter} exhausted: needs {_quantity(needed)}, {_quantity(left)} left"
     ),
     Reason.CAPACITY_UNDEFINED: lambda names: "device has no capacity " + ", ".join(names),
-    Reason.CAPACITY_INSUFFICIENT: lambda name, needed, left, owners=(): (
+    Reason.CAPACITY_INSUFFICIENT: lambda name, needed, left, owners=(), asked=None: (
         f"capacity {name} insufficient: needs {_quantity(needed)}, {_quantity(left)} left"
+        + (f" (the claim asked for {_quantity(asked)}; upstream's capacity check grew its quantity by what "
+           "this allocation took on devices before)" if asked is not None else "")
         + (f"; in use by {_owners(owners)}" if owners else "")
         if left is not None else f"capacity {name}: request of {_quantity(needed)} breaks the request policy"
     ),

@@ -45,7 +45,7 @@ class Scenario:
                 gates[gate] = bool(self.header["features"].get(switch, False))
         return gates
 
-    def run(self, *, trace: bool = False, compiler: Any = None) -> Outcome:
+    def run(self, *, trace: bool = False, compiler: Any = None, timeout: float | None = None) -> Outcome:
         data = [(obj.kind, obj.data) for obj in self.objects]
         allocated = [(k, d) for k, d in data if k == "ResourceClaim" and (d.get("status") or {}).get("allocation")]
         pending = {d["metadata"]["name"]: apply_defaults(k, d) for k, d in data
@@ -62,7 +62,9 @@ class Scenario:
         allocator = Allocator(inventory, release="1.36", features=features, gates=gates, compiler=compiler)
         node = next(d for k, d in data if k == "Node" and d["metadata"]["name"] == self.header["node"])
         claims = [pending[name] for name in self.header["allocate"]]
-        return allocator.allocate(node, claims, trace=trace)
+        if timeout is None:
+            return allocator.allocate(node, claims, trace=trace)
+        return allocator.allocate(node, claims, trace=trace, timeout=timeout)
 
     def uses_cel(self) -> bool:
         return "expression:" in self.path.read_text()

@@ -53,3 +53,43 @@ def test_not_quantities(raw: object) -> None:
 )
 def test_canonical_text(value: Fraction, format: str, text: str) -> None:
     assert canonical(value, format) == text  # type: ignore[arg-type]
+
+
+# What apimachinery's Value() returns (checked with dra-upstream: the consumed capacities of
+# tests/allocator/combined/int64-*.yaml follow from these) and whether it holds an inf.Dec.
+@pytest.mark.parametrize(
+    ("raw", "go_value", "decimal_form"),
+    [
+        ("1", 1, False),
+        ("500m", 1, False),  # rounded away from zero
+        ("-500m", -1, False),
+        ("1Ti", 2**40, False),
+        ("1Pi", 2**50, True),  # too large for the int64 mantissa of a binary suffix
+        ("100Ti", 100 * 2**40, True),
+        ("5Ei", 5 * 2**60, True),
+        ("9Ei", 2**63 - 1, True),  # capped by ParseQuantity
+        ("1E", 10**18, False),
+        ("17E", 0, False),  # int64Amount{17, 18}: scaling by tens overflows, positiveScaleInt64 gives 0
+        ("20000000000000000000", 20 * 10**18 - 2**64, True),  # big.Int.Int64: the low 64 bits
+        ("1000000000000000000", 10**18, True),  # 19 digits
+    ],
+)
+def test_go_value(raw: str, go_value: int, decimal_form: bool) -> None:
+    parsed = Quantity.parse(raw)
+    assert (parsed.go_value, parsed.decimal_form) == (go_value, decimal_form)
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        ("3Ti", "3Ti", True),
+        ("3", "3", True),
+        ("3Ki", "3072", False),  # another format and text
+        ("1000", "1k", False),  # another text
+        ("1000", "1000", True),  # ends in 000: no text kept, the same int64 on both sides
+        ("3Pi", "3Pi", False),  # two inf.Dec pointers
+        ("8Ki", "8Ki", True),  # a multiple of 8: no text kept on either side
+    ],
+)
+def test_go_equality(left: str, right: str, same: bool) -> None:
+    assert Quantity.parse(left).same_in_go(Quantity.parse(right)) is same
