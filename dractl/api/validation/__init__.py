@@ -5,6 +5,9 @@ Input is the object's data in the v1 shape after the apiserver's defaulting
 does, :func:`check_create` first drops the fields whose gate is off (they never reach
 validation) and then validates what is left, reporting every error, not just the first.
 
+DeviceTaintRules are checked too (:mod:`.devicetaintrule`), although they are not one of the
+DRA kinds of :data:`KINDS` (the lint rules of those do not run for them).
+
 CEL selector expressions are not compiled here (see :mod:`dractl.cel`); the schema (unknown
 fields, wrong types) is checked elsewhere, and values of the wrong type are skipped here.
 """
@@ -20,6 +23,7 @@ from dractl.records import Record
 from .access import items, mapping, string
 from .claim import claim_spec
 from .deviceclass import device_class_spec
+from .devicetaintrule import DEVICE_TAINT_RULE, validate_device_taint_rule
 from .errors import ErrorType, FieldError, Topic, forbidden, render_value
 from .gates import DroppedField, drop_disabled_fields
 from .limits import Limits, limits_for
@@ -47,6 +51,9 @@ class CreateCheck(Record):
 
 
 def check_create(kind: str, data: dict[str, Any], features: Features) -> CreateCheck:
+    if kind == DEVICE_TAINT_RULE and isinstance(data, dict):
+        # no gated fields: the gates decide only whether anything acts on the rule
+        return CreateCheck(errors=validate_device_taint_rule(data, features))
     if kind not in KINDS or not isinstance(data, dict):
         return CreateCheck()
     pruned, dropped = drop_disabled_fields(kind, data, features)
@@ -79,6 +86,8 @@ def validate(kind: str, data: dict[str, Any], features: Features) -> list[FieldE
         if isinstance(spec, dict):
             errs.extend(template_object_meta(spec.get("metadata"), ("spec", "metadata")))
             errs.extend(claim_spec(spec.get("spec"), ("spec", "spec"), features, limits))
+    elif kind == DEVICE_TAINT_RULE:
+        return validate_device_taint_rule(data, features)
     elif kind == "ResourceSlice":
         from .slice import slice_spec  # the largest of the kinds' checks: imported for slices only
 
@@ -141,6 +150,7 @@ def _dig(data: Any, path: Path) -> Any:
 
 
 __all__ = [
+    "DEVICE_TAINT_RULE",
     "KINDS",
     "CreateCheck",
     "DroppedField",
