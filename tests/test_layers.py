@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("dractl.scheduler",),
     ("dractl.lint", "dractl.explain", "dractl.convert"),
     ("dractl.report",),
+    ("dractl.server",),
     ("dractl.cli",),
     ("dractl.__main__",),
 ]
