@@ -60,12 +60,7 @@ def _check_golden(path: Path, actual: str, update: bool, example: Path) -> None:
 # that an API version is deprecated or not served by default are expected there.
 VERSION_NOTES = {"DRA400", "DRA401"}
 # Known findings in good examples, each with its reason; the test fails when one disappears.
-KNOWN_IN_GOOD: dict[tuple[str, str], str] = {
-    ("good/claim-template-v1beta1.yaml", "DRA501"): (
-        "the template asks for every NIC of the node without a selector; the example's author "
-        "means it (RDMA NICs next to GPUs), the best-practice rule disagrees"
-    ),
-}
+KNOWN_IN_GOOD: dict[tuple[str, str], str] = {}
 
 
 def test_good_examples_lint_clean(run_dractl) -> None:

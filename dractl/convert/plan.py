@@ -143,6 +143,29 @@ REMOVED_VERSIONS: dict[str, str] = {
 }
 
 
+#: Versions none of whose kinds is served any more (v1alpha3 still serves DeviceTaintRule).
+WHOLLY_REMOVED = frozenset({"v1alpha2", "v1alpha1"})
+
+
+def _removed(version: str, kind: str, obj: Mapping[str, Any]) -> str:
+    """Why a removed version's object cannot be converted, and what to write instead."""
+    text = f"{GROUP}/{version} {kind}: {REMOVED_VERSIONS[version]}"
+    base = kind.removesuffix("List")
+    if base == "ResourceClass":
+        driver = obj.get("driverName")
+        expression = (
+            f'device.driver == "{driver}"'
+            if isinstance(driver, str) and driver
+            else 'device.driver == "<driver>"'
+        )
+        text += f"; a ResourceClass becomes a DeviceClass with the selector {expression}"
+    elif base in ("ResourceClassParameters", "ResourceClaimParameters"):
+        text += f"; a {base} becomes the `config` of a DeviceClass or of the claim's requests"
+    elif base == "PodSchedulingContext":
+        text += "; a PodSchedulingContext has no successor: the scheduler allocates claims itself"
+    return text
+
+
 def split_api_version(api_version: object) -> tuple[str, str] | None:
     """``"resource.k8s.io/v1beta1"`` → ``("resource.k8s.io", "v1beta1")``; None if not a string
     with a group."""
@@ -217,6 +240,11 @@ class _Planner:
         if parts is None or parts[0] != GROUP:
             return
         version = parts[1]
+        if version in WHOLLY_REMOVED and isinstance(kind, str) and kind:
+            # Every kind of these versions is gone (ResourceClass, parameter objects, ...), not
+            # only the four of today: passing them through would hide that none can be applied.
+            self.find(Severity.ERROR, (*path, "apiVersion"), _removed(version, kind, obj))
+            return
         if kind is not None and kind.endswith("List") and kind[: -len("List")] in KINDS:
             if self.version_usable(version, kind, path):
                 self.set_version(path, version)
@@ -350,7 +378,28 @@ class _Planner:
             return
         if not self.hoist_clashes(request, exactly, path, "exactly", "v1 has no request field"):
             return
+        if not self.unknown_in_exactly(exactly, exactly_path):
+            return
         self.add(Hoist(path, "exactly"))
+
+    def unknown_in_exactly(self, exactly: Mapping[str, Any], path: TreePath) -> bool:
+        """Fields of ``exactly`` that are none of its seven; False when blocked.
+
+        In v1beta1 they would land on the request, and the way back leaves them there: a
+        field the source version does not have has no place in the target either, so it is
+        lost, as a clash is (docs/convert.md: unknown fields stay where they are).
+        """
+        for key in exactly:
+            if key in V1BETA1_REQUEST_FIELDS:
+                continue
+            if not self.lose(
+                (*path, key),
+                f"`exactly.{key}` is not a field of {self.source}; v1beta1 has no `exactly` to "
+                "keep it in (dractl lint reports unknown fields)",
+            ):
+                return False
+            self.add(Delete(path, key))
+        return True
 
     def hoist_clashes(
         self, outer: Mapping[str, Any], inner: Mapping[str, Any], path: TreePath, key: str, why: str

@@ -226,8 +226,20 @@ def _read_yaml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
     from dractl.api.model import plain
 
     yaml = YAML(typ="rt")
+    yaml.Constructor = _constructor_naming_nodes()
     try:
         documents = [d for d in yaml.load_all(text) if d is not None]
+    except _ValueError as exc:
+        # a tag the value does not fit (`strict: !!bool maybe`, `!!int x`, `!!timestamp 1`)
+        node = exc.node
+        mark = node.start_mark
+        dotted = _key_of(yaml, text, node)
+        what = f"{dotted}: " if dotted else ""
+        tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+        value = repr(str(node.value)[:80]) if isinstance(node.value, str) else "this value"
+        raise UsageError(
+            f"{path}:{mark.line + 1}:{mark.column + 1}: {what}{value} is not a valid {tag}"
+        ) from None
     except DuplicateKeyError as exc:
         key = re.search(r'found duplicate key "(.*?)"', str(exc))
         raise UsageError(
@@ -262,6 +274,63 @@ def _read_yaml(path: Path, text: str) -> tuple[dict[str, Any], Locator]:
         return f"{path}:{line + 1}:{col + 1}"
 
     return data, locate
+
+
+class _ValueError(Exception):
+    """A node whose tag its value does not fit, with the node (for its position)."""
+
+    def __init__(self, node: Any, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.node = node
+        self.cause = cause
+
+
+def _constructor_naming_nodes() -> type:
+    """ruamel's round-trip constructor, whose errors in building one value (a KeyError for
+    ``!!bool maybe``, a ValueError for ``!!int x``) say which node they come from."""
+    from ruamel.yaml.constructor import RoundTripConstructor
+    from ruamel.yaml.error import YAMLError
+
+    class Constructor(RoundTripConstructor):  # type: ignore[misc]
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep=deep)
+            except (_ValueError, YAMLError, RecursionError):
+                raise
+            except (ArithmeticError, AttributeError, KeyError, LookupError, TypeError,
+                    ValueError) as exc:
+                raise _ValueError(node, exc) from None
+
+    return Constructor
+
+
+def _key_of(yaml: Any, text: str, target: Any) -> str | None:
+    """The dotted key under which ``target`` (a node) stands, found again in the composed tree."""
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    def find(node: Any, where: list[str]) -> list[str] | None:
+        if node.start_mark.index == target.start_mark.index and node.tag == target.tag:
+            return where
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                found = find(value, [*where, str(key.value)])
+                if found is not None:
+                    return found
+        elif isinstance(node, SequenceNode):
+            for index, value in enumerate(node.value):
+                found = find(value, [*where, f"[{index}]"])
+                if found is not None:
+                    return found
+        return None
+
+    try:
+        for root in yaml.compose_all(text):
+            found = find(root, [])
+            if found:
+                return ".".join(found).replace(".[", "[")
+    except Exception:  # only a better message is lost: the error itself is reported anyway
+        return None
+    return None
 
 
 def _mark(path: Path, exc: Any) -> str:

@@ -150,10 +150,20 @@ def lint(
     from dractl.lint.parallel import map_slices
 
     objects = build_all(loaded.objects)
-    workspace = Workspace(objects, build_all(context.objects) if context else ())
+    from dractl.lint.input_hints import refine
+    from dractl.lint.kustomize import apply_namespaces
+
+    apply_namespaces(objects, loaded)  # before any rule reads a namespace: `kubectl apply -k`
+    context_objects = build_all(context.objects) if context else []
+    if context:
+        apply_namespaces(context_objects, context)
+    workspace = Workspace(objects, context_objects)
     ctx = LintContext(workspace, settings)
+    # An input that cannot be read is never selected away: its objects were not checked at all.
     diagnostics: list[Diagnostic] = [
-        _with_severity(d, settings) for d in loaded.diagnostics if settings.enabled(d.rule)
+        _with_severity(d, settings)
+        for d in refine(loaded.diagnostics, loaded)
+        if d.rule in INPUT_ERRORS or settings.enabled(d.rule)
     ]
     rules = [r for r in all_rules() if r.check is not None and settings.enabled(r.id)]
     by_kind: dict[str, list[Rule]] = {}
@@ -194,6 +204,11 @@ def lint(
         objects=len(objects),
         input_failed=loaded.failed,
     )
+
+
+# What the loader reports when a document cannot be read (syntax, duplicate keys, limits): the
+# rules that make LoadResult.failed, and the exit code 2.
+INPUT_ERRORS = frozenset(("DRA001", "DRA002", "DRA005"))
 
 
 def _with_severity(d: Diagnostic, settings: Settings) -> Diagnostic:

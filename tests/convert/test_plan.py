@@ -404,6 +404,68 @@ CONVERSIONS: list[tuple[str, Any, str, Any, list[tuple[Severity, str, str]]]] = 
         [(Severity.ERROR, "apiVersion", "removed in Kubernetes 1.31")],
     ),
     (
+        # classic DRA's class: not one of today's kinds, yet no more applicable than its claims
+        "v1alpha2-resource-class-is-removed-with-what-to-write",
+        {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClass",
+            "metadata": {"name": "gpu.example.com"},
+            "driverName": "gpu.resource.example.com",
+        },
+        "v1",
+        None,
+        [
+            (
+                Severity.ERROR,
+                "apiVersion",
+                'DeviceClass with the selector device.driver == "gpu.resource.example.com"',
+            )
+        ],
+    ),
+    (
+        "v1alpha2-parameters-are-removed",
+        {
+            "apiVersion": "resource.k8s.io/v1alpha2",
+            "kind": "ResourceClaimParameters",
+            "metadata": {"name": "p"},
+        },
+        "v1beta1",
+        None,
+        [(Severity.ERROR, "apiVersion", "becomes the `config` of a DeviceClass")],
+    ),
+    (
+        "v1alpha2-list-items-are-removed",
+        {
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": [{"apiVersion": "resource.k8s.io/v1alpha2", "kind": "PodSchedulingContext"}],
+        },
+        "v1",
+        None,
+        [(Severity.ERROR, "items[0].apiVersion", "removed in Kubernetes 1.31")],
+    ),
+    (
+        # in v1beta1 the field would land on the request, and stay there on the way back
+        "unknown-field-under-exactly-has-no-place-in-v1beta1",
+        claim(V1, {"name": "gpu", "exactly": {"deviceClassName": "x", "deviceClasName": "y"}}),
+        "v1beta1",
+        None,
+        [
+            (
+                Severity.LOSSY,
+                "spec.devices.requests[0].exactly.deviceClasName",
+                "is not a field of v1",
+            )
+        ],
+    ),
+    (
+        "unknown-request-field-stays-where-it-is",
+        claim(B1, {"name": "gpu", "deviceClassName": "x", "priority": 1}),
+        "v1",
+        claim(V1, {"name": "gpu", "exactly": {"deviceClassName": "x"}, "priority": 1}),
+        [],
+    ),
+    (
         "unknown-version-is-skipped",
         claim("resource.k8s.io/v2", {"name": "r"}),
         "v1",
@@ -466,8 +528,13 @@ def test_conversion(source: Any, target: str, expected: Any, findings: list[Any]
             "v1beta1",
             slice_(B1, {"name": "d", "basic": {"attributes": {}}}),
         ),
+        (
+            claim(V1, {"name": "gpu", "exactly": {"count": 2, "cuont": 3}}),
+            "v1beta1",
+            claim(B1, {"name": "gpu", "count": 2}),
+        ),
     ],
-    ids=["empty-exactly", "exactly-in-v1beta1", "basic-in-v1"],
+    ids=["empty-exactly", "exactly-in-v1beta1", "basic-in-v1", "unknown-under-exactly"],
 )
 def test_allow_lossy_drops_and_reports(source: Any, target: str, kept: Any) -> None:
     plan = plan_document(source, target, allow_lossy=True)

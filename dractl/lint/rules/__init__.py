@@ -15,6 +15,7 @@ def import_all() -> None:
         capacity,  # DRA34x
         cel,  # DRA20x
         cel_checks,  # DRA21x
+        device_taint_rules,  # DRA142, DRA143, DRA411
         duplicates,  # DRA33x
         extended_resources,  # DRA35x
         input,

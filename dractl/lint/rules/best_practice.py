@@ -14,6 +14,7 @@ from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.lint.rules._claims import iter_requests, requests_path
+from dractl.lint.rules._common import where
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 
@@ -25,15 +26,27 @@ def _has_selectors(data: dict[str, Any]) -> bool:
 
 @rule("DRA501", "all-devices-without-selector", Severity.WARNING, kinds=CLAIM_KINDS)
 def all_devices_without_selector(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
-    """`allocationMode: All` without a selector takes every device of the class on the node.
+    """`allocationMode: All` with no selector in the request or its DeviceClass takes every device of every driver.
 
     Why:
-    With `All`, the claim gets every matching device on the node (or none, if one of them is in
-    use), and without selectors "matching" means the whole DeviceClass. That is right for
-    monitoring with admin access; for a workload it usually blocks every other Pod on the node
-    from getting a device. Add a selector, or use `ExactCount` with a `count`.
+    With `All`, the claim gets every device on the node that its DeviceClass and its own
+    selectors let through (or none, if one of them is in use). Taking all devices of a class
+    is often the point: every chip of a TPU slice, every RDMA NIC next to the GPUs, every
+    device for a monitoring agent. It is most likely wrong when nothing narrows the devices
+    down at all: a DeviceClass without selectors matches every device of every driver, so
+    the claim takes the node's GPUs, NICs and everything else, and keeps every other Pod
+    that needs one of them off the node. dractl reports it when the DeviceClass is among the
+    inputs (or `--context`) and has no selector, and the request has none either; admin
+    access (monitoring) is not reported. Add a selector (`device.driver == "..."`) to the
+    request or, better, to the class.
 
     Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: accelerators
+        spec: {}
+        ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceClaimTemplate
         metadata:
@@ -44,35 +57,50 @@ def all_devices_without_selector(obj: ApiObject, ctx: LintContext) -> Iterator[F
               requests:
               - name: gpus
                 exactly:
-                  deviceClassName: gpu.example.com
+                  deviceClassName: accelerators
                   allocationMode: All
     Good:
         apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: accelerators
+        spec: {}
+        ---
+        apiVersion: resource.k8s.io/v1
         kind: ResourceClaimTemplate
         metadata:
-          name: all-a100s
+          name: all-gpus
         spec:
           spec:
             devices:
               requests:
               - name: gpus
                 exactly:
-                  deviceClassName: gpu.example.com
+                  deviceClassName: accelerators
                   allocationMode: All
                   selectors:
                   - cel:
-                      expression: device.attributes["gpu.example.com"].model == "A100"
+                      expression: device.driver == "gpu.example.com"
     """
+    classes = ctx.workspace.device_classes
     for request in iter_requests(obj):
         data = request.data
         if data.get("allocationMode") != "All" or _has_selectors(data):
             continue
         if data.get("adminAccess") is True:
             continue  # monitoring every device is what admin access is for
+        device_class = classes.get(request.device_class or "")
+        if device_class is None:
+            continue  # what the class lets through is not known: likely a narrow class
+        spec = device_class.get(("spec",))
+        if isinstance(spec, dict) and _has_selectors(spec):
+            continue  # a class narrows the devices: taking them all is a choice
         yield Finding(
-            f'request "{request.label}" asks for all devices of DeviceClass '
-            f'"{request.device_class}" on the node, with no selector to narrow them down',
+            f'request "{request.label}" asks for all devices on the node that DeviceClass '
+            f'"{request.device_class}" ({where(device_class)}) admits, and neither the class nor '
+            "the request has a selector: it takes every device of every driver there",
             (*request.path, "allocationMode"),
+            hint='add a selector such as device.driver == "<driver>" to the class or the request',
         )
 
 

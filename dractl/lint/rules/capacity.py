@@ -30,6 +30,7 @@ from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.lint.rules._claims import Request, iter_requests, requests_path
 from dractl.lint.rules._common import folder, within
+from dractl.lint.rules._rejected import rejected
 from dractl.lint.rules.slices import current_pools
 from dractl.records import Record
 
@@ -122,6 +123,12 @@ def reach(ctx: LintContext, scope: str) -> Reach:
                 per_driver[driver] = (n, name)
         totals.append((sum(seen.values()), name))
     total = max(totals, key=lambda t: t[0]) if totals else (0, "any node")
+    # A driver with a slice the apiserver refuses in scope: its devices in the cluster are not
+    # known, and the slice's own findings name the cause (no verdict on its claims here).
+    for obj in ctx.workspace.slices:
+        driver = obj.get(("spec", "driver"))
+        if isinstance(driver, str) and in_scope(ctx, obj, scope) and rejected(obj, ctx) is not None:
+            per_driver.pop(driver, None)
     result = Reach(per_driver, total, multi)
     ctx.cache[key] = result
     return result
@@ -274,7 +281,10 @@ def claim_unsatisfiable(ctx: LintContext) -> Iterator[Finding]:
     claims whose DeviceClass is missing (DRA301) or whose request exceeds every node (DRA340)
     are left to those rules, and so are claims and classes the apiserver rejects for what the
     allocator reads (selectors that do not compile, DRA200; constraints without an attribute,
-    DRA122). Linted slices and Nodes count for the Pods and claims of their own
+    DRA122), a selector that fails at run time on every node (DRA210 says where), and the
+    drivers with a ResourceSlice the apiserver rejects for its devices (its own findings say
+    why). Pods whose claims come from one template get one verdict, each naming its own
+    claims. Linted slices and Nodes count for the Pods and claims of their own
     folder and the folders below it; `--context` ones (a cluster dump) count everywhere. A
     Pod's nodeSelector and required node affinity leave out the Nodes they reject, as the
     scheduler's NodeAffinity filter does before the DRA filter (a node known only from a
@@ -353,7 +363,10 @@ class _Solver:
         from dractl.errors import DractlError
 
         features = self.ctx.features
-        inputs = allocator_objects(self.ws, features)
+        inputs = [
+            o for o in allocator_objects(self.ws, features)
+            if o.kind != "ResourceSlice" or rejected(o, self.ctx) is None
+        ]
         # The allocator trusts the shape of what it reads; values the apiserver could not even
         # decode are DRA011/DRA012 findings, and the allocator's verdict would mean nothing.
         read = [*inputs, *self.ws.nodes.values(), *(spec.obj for spec in self.ws.pod_specs)]
@@ -366,8 +379,9 @@ class _Solver:
         deadline = time.monotonic() + SOLVER_BUDGET_SECONDS
         # One allocator per folder: each sees the slices and Nodes in scope there.
         allocators: dict[str, tuple[Any, list[Any]] | None] = {}
-        # Units asking for the same devices get the same answer (replicas, generated claims).
-        verdicts: dict[tuple[str, str, str], list[Any] | None] = {}
+        # Units asking for the same devices get the same answer (replicas, generated claims);
+        # the unit that was solved is kept, for its claims' names in the allocator's texts.
+        verdicts: dict[tuple[str, str, str], tuple[list[Any] | None, AllocationUnit]] = {}
         for unit, scope in units:
             if scope not in allocators:
                 allocators[scope] = None
@@ -419,10 +433,18 @@ class _Solver:
                         outcomes = None
                         break
                     outcomes.append((node, outcome))  # type: ignore[union-attr]
-                verdicts[key] = outcomes
-            failed = verdicts[key]
-            if failed is not None:
-                yield self._finding(unit, failed)
+                verdicts[key] = outcomes, unit
+            failed, solved = verdicts[key]
+            if failed is not None and not self._runtime_errors_only(failed):
+                yield self._finding(unit, failed, solved)
+
+    def _runtime_errors_only(self, outcomes: list[Any]) -> bool:
+        """Whether every node fails on a selector's CEL runtime error: DRA210 reports that
+        selector where it is written (one cause, one finding)."""
+        return self.ctx.settings.enabled("DRA210") and all(
+            outcome.status == "error" and ": CEL runtime error: " in (outcome.error or "")
+            for _, outcome in outcomes
+        )
 
     def _labelled(self, scope: str) -> set[str]:
         """The nodes in scope whose labels are known (a Node object among the inputs)."""
@@ -532,7 +554,18 @@ class _Solver:
                 return True
         return False
 
-    def _finding(self, unit: AllocationUnit, outcomes: list[Any]) -> Finding:
+    def _finding(self, unit: AllocationUnit, outcomes: list[Any], solved: AllocationUnit) -> Finding:
+        """The finding for ``unit``, whose verdict is that of ``solved`` (the same claims,
+        perhaps of another Pod: the texts then name ``unit``'s own claims)."""
+        finding = self._solved_finding(unit, outcomes)
+        if solved is not unit:
+            finding.message = _renamed(
+                finding.message,
+                {a.qualified_name: b.qualified_name for a, b in zip(solved.claims, unit.claims, strict=False)},
+            )
+        return finding
+
+    def _solved_finding(self, unit: AllocationUnit, outcomes: list[Any]) -> Finding:
         reasons: Counter[str] = Counter(self._reason(outcome) for _, outcome in outcomes)
         summary = "; ".join(
             f"{n} node{'s' if n != 1 else ''}: {reason}" for reason, n in reasons.most_common(2)
@@ -589,3 +622,12 @@ class _Solver:
         if outcome.error:
             return str(outcome.error)
         return "not enough matching devices"
+
+
+def _renamed(text: str, names: dict[str, str]) -> str:
+    """``text`` with every claim name of ``names`` (``ns/name``, a whole word) replaced."""
+    names = {old: new for old, new in names.items() if old != new}
+    if not names:
+        return text
+    pattern = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w./-])(?:{pattern})(?![\w.-])", lambda m: names[m.group(0)], text)

@@ -24,6 +24,8 @@ from dractl.lint.rules._cel import (
     inside_expression,
     selectors_of,
 )
+from dractl.lint.rules._common import did_you_mean
+from dractl.lint.rules._rejected import accepted_slices
 from dractl.records import Record
 
 if TYPE_CHECKING:
@@ -40,6 +42,8 @@ _FAILURES_KEY = "dractl.lint.rules.cel_checks.failures"
 _DOMAINS_KEY = "dractl.lint.rules.cel_checks.domains"
 #: Attribute domain of the attributes Kubernetes itself defines (``resource.kubernetes.io/pciBusID``).
 STANDARD_DOMAIN = "resource.kubernetes.io"
+#: The typed accessors of v1alpha2's attributes (``.string``); DRA214 reports them.
+OLD_ACCESSORS = frozenset({"string", "int", "bool", "version"})
 _SHOWN_DEVICES = 3
 _OUTER = {"device.attributes": "attributes", "device.capacity": "capacity"}
 
@@ -212,7 +216,8 @@ def _devices(ctx: LintContext) -> list[SliceDevice]:
         from dractl.cel.environment import GATE_CONSUMABLE_CAPACITY
         from dractl.cel.slices import devices_of_slices
 
-        cached = devices_of_slices((obj.data for obj in ctx.workspace.slices),
+        # slices the apiserver refuses are not in the cluster: their findings are their own
+        cached = devices_of_slices((obj.data for obj in accepted_slices(ctx)),
                                    consumable_capacity=ctx.features.enabled(GATE_CONSUMABLE_CAPACITY))
         ctx.cache[_DEVICES_KEY] = cached
     result: list[SliceDevice] = cached
@@ -357,7 +362,10 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
     false one. Without ResourceSlices, a DeviceClass selector that reads an attribute or
     capacity unguarded while admitting devices of any driver is reported: it fails on every
     node that has devices of another driver. Guard optional attributes with `has()`, or use
-    `.?name.orValue(default)`.
+    `.?name.orValue(default)`. A lookup in a misspelt domain (DRA211) or through v1alpha2's
+    typed accessors (DRA214) is left to that rule, whose fix is the right one; ResourceSlices
+    the apiserver rejects for their devices (a v1 slice with `basic:`, one without a pool)
+    are left out, as they never reach the cluster.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -401,6 +409,15 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
         for message, devices in failures.items():
             missing = message.removeprefix("no such key: ") if message.startswith("no such key: ") else None
             lookup = next((x for x in found if x.name == missing and not x.guarded), None)
+            if missing is not None and ast is not None and _typed_accessor(missing, ast, ctx):
+                continue  # one cause, one finding: DRA214 names the accessor, with slices or without
+            if (
+                lookup is not None
+                and ast is not None
+                and lookup.domain is not None
+                and _wrong_domain(selector, lookup, ast, ctx)
+            ):
+                continue  # the domain is the mistake (DRA211), not a missing guard
             position = at_offset(selector, lookup.offset) if lookup else inside_expression(selector, 1, 1)
             names = ", ".join(_label(d) for d in devices[:_SHOWN_DEVICES])
             more = f" and {len(devices) - _SHOWN_DEVICES} more" if len(devices) > _SHOWN_DEVICES else ""
@@ -414,6 +431,29 @@ def cel_runtime_error_on_devices(obj: ApiObject, ctx: LintContext) -> Iterator[F
                 position=position,
                 hint=_guard_hint(lookup) if missing is not None else None,
             )
+
+
+def _typed_accessor(name: str, ast: CheckedAst, ctx: LintContext) -> bool:
+    """Whether ``no such key: name`` comes from a v1alpha2 accessor that DRA214 reports."""
+    if name not in OLD_ACCESSORS or not ctx.settings.enabled("DRA214"):
+        return False
+    found = [x for x in lookups(ast) if x.map == "attributes"]
+    if any(x.name == name for x in found):
+        return True
+    values = {id(x.node) for x in found}
+    return any(
+        node.kind == "select" and node.name == name and id(node.operand) in values
+        for node in ast.root.walk()
+    )
+
+
+def _wrong_domain(selector: Selector, lookup: Lookup, ast: CheckedAst, ctx: LintContext) -> bool:
+    if not ctx.settings.enabled("DRA211"):
+        return False
+    return any(
+        found.map == lookup.map and found.domain == lookup.domain
+        for found, _, _ in _domain_problems(selector, ast, ctx)
+    )
 
 
 def _any_driver_lookups(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
@@ -454,16 +494,20 @@ def _admitted_before_and_by(selector: Selector, ast: CheckedAst, ctx: LintContex
 
 @rule("DRA211", "cel-domain-not-driver", Severity.WARNING, kinds=SELECTOR_KINDS)
 def cel_domain_not_driver(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
-    """A selector reads attributes of a domain that is not the driver's, for devices of one driver.
+    """A selector reads an attribute domain no device can have, or a misspelling of its driver's.
 
     Why:
-    An attribute written without a domain in a ResourceSlice (`model`) belongs to the
-    driver's domain: `device.attributes["gpu.example.com"].model` for driver
-    `gpu.example.com`. When the selector (or its DeviceClass) only admits devices of driver
-    `gpu.example.com` and reads `device.attributes["example.com"]`, the lookup finds an empty
-    map and fails or never matches; it is most likely a typo. Domains the driver's devices
-    do use (seen in the ResourceSlices of the run) and `resource.kubernetes.io` are not
-    reported.
+    `device.attributes["<domain>"]` is the map of the attributes whose names start with
+    `<domain>/` (a name without a domain belongs to the driver's). A driver may publish
+    attributes of any domain (`k8s.cni.cncf.io/...`, a bare `composite/...`), so dractl does
+    not judge domains it does not know. It reports what cannot be right: a domain that is
+    no DNS subdomain, such as the whole name `device.attributes["dra.net/rdma"]`, which no
+    device ever has (the domain ends at the first `/`); and, when the selector (or its
+    DeviceClass) only admits devices of some drivers, a domain that is a likely misspelling
+    (a slip of a few characters) of such a driver's name or of a domain their devices use in
+    the ResourceSlices of the run. Such a lookup finds an empty map: the selector fails with
+    `no such key` or never matches (DRA210, which would say so on the devices of the run,
+    leaves these lookups to this rule).
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -475,7 +519,7 @@ def cel_domain_not_driver(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]
           - cel:
               expression: >-
                 device.driver == "gpu.example.com" &&
-                device.attributes["gpu.example"].model == "A100"
+                device.attributes["gpu.exmaple.com"].model == "A100"
     Good:
         apiVersion: resource.k8s.io/v1
         kind: DeviceClass
@@ -489,36 +533,81 @@ def cel_domain_not_driver(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]
                 device.attributes["gpu.example.com"].model == "A100"
 
     Upstream:
-    kubernetes/dynamic-resource-allocation `cel/compile.go` (`parseQualifiedName`: a name
-    without a domain gets the driver's).
+    kubernetes/dynamic-resource-allocation `cel/compile.go` (`parseQualifiedName`: the domain
+    is what comes before the first `/`, a name without one gets the driver's);
+    kubernetes/kubernetes `pkg/apis/resource/validation` (`validateQualifiedName`: a domain is
+    a DNS subdomain of at most 63 characters).
     """
     for checked, ast in _analysed(obj, ctx):
         selector = checked.selector
-        drivers = _admitted_before_and_by(selector, ast, ctx)
-        if not drivers:
-            continue
-        used = _domains_in_slices(ctx, drivers)
-        reported: set[tuple[str, str]] = set()
-        for lookup in lookups(ast):
-            domain = lookup.domain
-            if domain is None or domain in drivers or domain == STANDARD_DOMAIN or domain in used:
-                continue
-            if any(domain.endswith("." + driver) for driver in drivers):
-                continue  # a domain of the driver's own vendor (``cloud.gpu.example.com``)
-            if (lookup.map, domain) in reported:
-                continue
-            reported.add((lookup.map, domain))
-            named = " or ".join(f'"{d}"' for d in sorted(drivers))
+        for lookup, message, hint in _domain_problems(selector, ast, ctx):
             yield Finding(
-                message=(
-                    f'{selector.field}: reads device.{lookup.map}["{domain}"], but the selector only '
-                    f"admits devices of driver {named}, whose own {lookup.map} are in the domain "
-                    f"{named}"
-                ),
+                message=message,
                 path=selector.path,
                 position=at_offset(selector, _domain_offset(ast, lookup)),
-                hint=f'did you mean device.{lookup.map}["{sorted(drivers)[0]}"]?',
+                hint=f"did you mean {hint}?" if hint else None,
             )
+
+
+def _domain_problems(
+    selector: Selector, ast: CheckedAst, ctx: LintContext
+) -> list[tuple[Lookup, str, str | None]]:
+    """(lookup, message, the lookup meant) for each domain DRA211 reports, once per domain."""
+    drivers = _admitted_before_and_by(selector, ast, ctx) or set()
+    out: list[tuple[Lookup, str, str | None]] = []
+    reported: set[tuple[str, str]] = set()
+    for lookup in lookups(ast):
+        domain = lookup.domain
+        if domain is None or domain == STANDARD_DOMAIN or (lookup.map, domain) in reported:
+            continue
+        if lookup.map == "attributes" and lookup.name in OLD_ACCESSORS:
+            continue  # the v1alpha2 habit: DRA214 reports the lookup with its fix
+        problem = _impossible_domain(domain)
+        if problem is not None:
+            ident = domain.partition("/")[2]
+            hint = (
+                f'device.{lookup.map}["{domain.partition("/")[0]}"].{ident}'
+                if "/" in domain and _is_identifier(ident)
+                else None
+            )
+            message = f'{selector.field}: device.{lookup.map}["{domain}"] is always empty: {problem}'
+        elif drivers:
+            known = drivers | _domains_in_slices(ctx, drivers)
+            if domain in known or any(domain.endswith("." + d) for d in drivers):
+                continue
+            suggestion = did_you_mean(domain, known)
+            if not suggestion:
+                continue  # a domain dractl does not know is not a mistake
+            named = " or ".join(f'"{d}"' for d in sorted(drivers))
+            message = (
+                f'{selector.field}: reads device.{lookup.map}["{domain}"], but the selector only '
+                f"admits devices of driver {named}{suggestion}"
+            )
+            hint = f'device.{lookup.map}["{suggestion.split(chr(34))[1]}"]'
+        else:
+            continue
+        reported.add((lookup.map, domain))
+        out.append((lookup, message, hint))
+    return out
+
+
+def _impossible_domain(domain: str) -> str | None:
+    """Why no attribute or capacity name can have this domain (None: one can)."""
+    from dractl.api.validation import formats
+
+    if "/" in domain:
+        return "a domain ends at the first \"/\" of a name, so it never holds one"
+    if not domain:
+        return "a name's domain is never empty"
+    if len(domain.encode()) > 63:
+        return "a domain has at most 63 characters"
+    if formats.is_dns1123_subdomain(domain.lower()):
+        return "a domain is a DNS subdomain (lower case letters, digits, '-' and '.')"
+    return None
+
+
+def _is_identifier(text: str) -> bool:
+    return text.isidentifier() and text.isascii()
 
 
 def _domain_offset(ast: CheckedAst, lookup: Lookup) -> int:
@@ -544,7 +633,7 @@ def _domains_in_slices(ctx: LintContext, drivers: set[str]) -> set[str]:
         return cached
     domains: set[str] = set()
     cache[drivers_key] = domains
-    for obj in ctx.workspace.slices:
+    for obj in accepted_slices(ctx):
         spec = obj.data.get("spec")
         driver = spec.get("driver") if isinstance(spec, dict) else None
         if not isinstance(driver, str) or driver not in drivers:
@@ -581,7 +670,7 @@ def _attribute_kinds(ctx: LintContext) -> dict[tuple[str, str], set[str]]:
         from dractl.cel.device import split_qualified_name
 
         cached = {}
-        for obj in ctx.workspace.slices:
+        for obj in accepted_slices(ctx):
             spec = obj.data.get("spec")
             if not isinstance(spec, dict):
                 continue
@@ -710,6 +799,100 @@ def _type_hint(seen: set[str], literal_kind: str) -> str | None:
     if "string" in seen:
         return "quote the value"
     return None
+
+
+@rule("DRA214", "cel-typed-attribute-accessor", Severity.WARNING, kinds=SELECTOR_KINDS)
+def cel_typed_attribute_accessor(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
+    """A selector reads an attribute with v1alpha2's typed accessor (`.string`, `.int`, `.bool`, `.version`).
+
+    Why:
+    In v1alpha2 an attribute was a struct with one field per type, and selectors were
+    written `device.attributes["type"].string`. Since v1alpha3 `device.attributes["<domain>"]`
+    is a map from names to plain CEL values: `device.attributes["type"]` is the (empty) map of
+    the domain `type`, and `.string` looks up an attribute named `string`, so the selector
+    fails on every device with `no such key: string` and the scheduler cannot allocate on
+    their nodes. A value read correctly has no fields either:
+    `device.attributes["gpu.example.com"].model.string` fails too. The apiserver accepts both,
+    since attribute values are dynamically typed; dractl reports them without ResourceSlices,
+    unless a device of the run does have an attribute of that name.
+
+    Bad:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: >-
+                device.driver == "gpu.example.com" &&
+                device.attributes["type"].string == "gpu"
+    Good:
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: gpu.example.com
+        spec:
+          selectors:
+          - cel:
+              expression: >-
+                device.driver == "gpu.example.com" &&
+                device.attributes["gpu.example.com"].type == "gpu"
+
+    Upstream:
+    kubernetes/dynamic-resource-allocation `cel/compile.go` (`getAttributeValue`: a value is
+    a CEL bool, int, string or semver; `mapper`: a missing name is `no such key`).
+    """
+    published = _attribute_kinds(ctx)
+    for checked, ast in _analysed(obj, ctx):
+        selector = checked.selector
+        drivers = admitted_drivers(ast)
+        driver = sorted(drivers)[0] if drivers and len(drivers) == 1 else None
+        found = [x for x in lookups(ast) if x.map == "attributes"]
+        by_node = {id(x.node): x for x in found}
+        for lookup in found:
+            if lookup.name not in OLD_ACCESSORS or lookup.guarded:
+                continue
+            domain = lookup.domain
+            if (domain if domain is not None else driver, lookup.name) in published:
+                continue  # a device of the run has an attribute of that name
+            yield Finding(
+                message=(
+                    f"{selector.field}: .{lookup.name} is v1alpha2's typed accessor; here it looks up "
+                    f'an attribute named "{lookup.name}", which fails on every device with '
+                    f'"no such key: {lookup.name}"'
+                ),
+                path=selector.path,
+                position=at_offset(selector, lookup.offset),
+                hint=_accessor_hint(domain, driver),
+            )
+        for node in ast.root.walk():
+            if node.kind != "select" or node.test_only or node.name not in OLD_ACCESSORS:
+                continue
+            value = by_node.get(id(node.operand)) if node.operand is not None else None
+            if value is None or value.name in OLD_ACCESSORS:
+                continue
+            where = f'"{value.domain}"' if value.domain is not None else "device.driver"
+            yield Finding(
+                message=(
+                    f"{selector.field}: .{node.name} is v1alpha2's typed accessor; "
+                    f"device.attributes[{where}].{value.name} is the value itself, which has no "
+                    "fields, so the selector fails on every device that has the attribute"
+                ),
+                path=selector.path,
+                position=at_offset(selector, ast.positions.get(node.id, -1) + 1),
+                hint=f"drop .{node.name}: device.attributes[{where}].{value.name}",
+            )
+
+
+def _accessor_hint(domain: str | None, driver: str | None) -> str:
+    if domain is not None and "/" in domain:
+        prefix, _, name = domain.partition("/")
+        return f'read the attribute by domain and name: device.attributes["{prefix}"].{name}'
+    owner = f'"{driver}"' if driver is not None else '"<driver>"'
+    if domain is not None and "." not in domain and _is_identifier(domain):
+        return f"read the attribute by domain and name: device.attributes[{owner}].{domain}"
+    return "read the attribute by name: device.attributes[\"<domain>\"].<name>, without a typed accessor"
 
 
 @rule("DRA213", "cel-constant-selector", Severity.WARNING, kinds=SELECTOR_KINDS)

@@ -50,7 +50,8 @@ def template_not_rendered() -> None:
     Why:
     Template actions (`{{ ... }}`) are not YAML the apiserver would ever see. dractl skips the
     file instead of reporting misleading syntax errors; lint the rendered output
-    (`helm template ... | dractl lint -`).
+    (`helm template ... | dractl lint -`). The finding points at the first `{{` of the
+    document.
 
     Bad:
         metadata:
@@ -67,6 +68,8 @@ def not_a_kubernetes_object() -> None:
 
     Why:
     kubectl refuses documents without `apiVersion` and `kind` ("Object 'Kind' is missing").
+    Keys are case-sensitive: when the document has a key that is one of them written
+    differently (`apiversion`, `Kind`, `apiVerison`), the finding names it and points at it.
 
     Reported for documents that look like Kubernetes objects (a `kind` or `metadata` key at the
     top) and for every other document of a file that holds one. Files with no such document (CI

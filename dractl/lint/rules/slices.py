@@ -19,6 +19,7 @@ from typing import Any
 
 from dractl.api.model import ApiObject
 from dractl.api.paths import Key
+from dractl.api.validation.formats import is_dns1123_label
 from dractl.diagnostics import Severity
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
@@ -35,13 +36,23 @@ from dractl.records import Record
 
 
 class Pool(Record):
-    __slots__ = ("driver", "generation", "name", "slices")
+    __slots__ = ("driver", "generation", "name", "replaced", "slices")
 
-    def __init__(self, driver: str, name: str, generation: int, slices: list[ApiObject]) -> None:
+    def __init__(
+        self,
+        driver: str,
+        name: str,
+        generation: int,
+        slices: list[ApiObject],
+        replaced: list[tuple[ApiObject, ApiObject]] | None = None,
+    ) -> None:
         self.driver = driver
         self.name = name
         self.generation = generation
         self.slices = slices  # of the newest generation, in input order
+        # (slice of this pool, the slice of the same name that replaces it): what a reader
+        # of the files may take for part of the pool (a duplicate name, DRA330/DRA331)
+        self.replaced = [] if replaced is None else replaced
 
     @property
     def id(self) -> str:
@@ -77,13 +88,19 @@ def current_pools(ctx: LintContext, here: str | None = None) -> list[Pool]:
             slices = [s for s in all_slices if id(s) in kept]
             if not slices:
                 continue
+            in_view = {id(o) for o in seen}
+            replaced = [
+                (s, winners[s.name or f"#{id(s)}"])
+                for s in all_slices
+                if id(s) in in_view and id(s) not in kept
+            ]
             generation = max(_int(s.get(("spec", "pool", "generation"))) or 0 for s in slices)
             newest = [
                 s
                 for s in slices
                 if (_int(s.get(("spec", "pool", "generation"))) or 0) == generation
             ]
-            pools.append(Pool(driver, name, generation, newest))
+            pools.append(Pool(driver, name, generation, newest, replaced))
         ctx.cache[key] = pools
     result: list[Pool] = ctx.cache[key]
     return result
@@ -346,7 +363,9 @@ def pool_counter_set_not_found(ctx: LintContext) -> Iterator[Finding]:
     the sets of any slice of their pool, so the apiserver cannot check the reference: the
     scheduler marks a pool whose devices name an unknown counter set or counter, or that
     defines a set twice, invalid ("counter set X not found") and allocates none of its
-    devices. (In Kubernetes 1.34 a device consumes counters of its own slice only, and the
+    devices. When the slice that defines the set shares its name with another slice, which
+    replaces it (DRA330, DRA331), the finding names both. A set name the apiserver rejects is
+    DRA102's finding. (In Kubernetes 1.34 a device consumes counters of its own slice only, and the
     apiserver checks that itself: DRA132. Without the DRAPartitionableDevices gate the fields
     are dropped: DRA410.)
 
@@ -442,14 +461,32 @@ def _check_consumption(
     set_name = consumption.get("counterSet")
     if not isinstance(set_name, str) or not set_name:
         return
+    if is_dns1123_label(set_name):
+        return  # not a name a counter set can have: the apiserver rejects it (DRA102)
     found = pool_sets.get(set_name)
     if found is None:
+        dropped = next(
+            (
+                (gone, winner)
+                for gone, winner in pool.replaced
+                if any(name == set_name for _, name, _ in _counter_sets(gone))
+            ),
+            None,
+        )
+        if dropped is not None:
+            gone, winner = dropped
+            why = (
+                f": {mention(gone, 'slice')} defines it, but {mention(winner, 'slice')} has the "
+                "same name and replaces it (a slice name is unique: the last one applied wins)"
+            )
+        else:
+            why = ": the scheduler marks the pool invalid and allocates none of its devices"
+            why += did_you_mean(set_name, pool_sets)
         yield Finding(
-            f'no slice of pool "{pool.id}" defines counter set "{set_name}": the scheduler '
-            "marks the pool invalid and allocates none of its devices"
-            + did_you_mean(set_name, pool_sets),
+            f'no slice of pool "{pool.id}" defines counter set "{set_name}"{why}',
             (*path, "counterSet"),
             obj=obj,
+            hint="give each slice a name of its own" if dropped is not None else None,
         )
         return
     counters = found[1]
