@@ -316,7 +316,15 @@ def _parse_decimal_text(value: str) -> tuple[int, int]:
     digits = (whole + fraction) or ""
     if not digits or not digits.isdigit():
         raise QuantityError(ERR_NUMERIC)
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > _MAX_DIGITS:
+        # Python refuses to read more digits than this (and no quantity of a real manifest has
+        # them); upstream would read them, so say that dractl cannot, rather than fail.
+        raise QuantityUnsupported(f"quantity {value!r} has more digits than dractl evaluates ({_MAX_DIGITS})")
     return sign * int(digits), -len(fraction)
+
+
+_MAX_DIGITS = 4000  # below the interpreter's int-from-string limit (4300 by default)
 
 
 def parse_quantity(text: str) -> Quantity:

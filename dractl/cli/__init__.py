@@ -9,8 +9,11 @@ tens, a third of a lint of one small file.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import gc
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -39,6 +42,8 @@ COMMANDS: list[tuple[str, str, str]] = [
      "Convert resource.k8s.io manifests between v1beta1, v1beta2 and v1, keeping comments and layout."),
     ("rules", "dractl.cli.rules",
      "List the lint rules, or print the documentation of one rule."),
+    ("server", "dractl.cli.server",
+     "Run a Language Server on stdin and stdout: lint's diagnostics as you type, hover, completion and conversion to v1 in an editor."),
 ]
 SHELLS = ("bash", "zsh", "fish", "powershell")
 
@@ -188,24 +193,96 @@ def main(prog_name: str = "dractl", argv: Sequence[str] | None = None) -> None:
     # the collector's default threshold (700 allocations) makes it walk them over and over
     # (about 40% of the time to read 100,000 documents, 8% for 2,000; benchmarks/load.py).
     gc.set_threshold(100_000, 50, 100)
+    _tolerant_streams()
     try:
-        sys.exit(run(sys.argv[1:] if argv is None else argv, prog_name))
+        code = run(sys.argv[1:] if argv is None else argv, prog_name)
+        sys.stdout.flush()  # a full disk shows here, not after main, where it can still be said
+        sys.exit(code)
     except DractlError as exc:
-        print(f"dractl: error: {exc}", file=sys.stderr)
+        _say(f"dractl: error: {exc}")
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
-        sys.exit(1)
+        # The reader went away (`dractl lint | head`): nothing to say, and nothing more to write.
+        _discard_stdout()
+        sys.exit(2)
+    except OSError as exc:
+        if exc.errno is None or not _is_stdout_error(exc):
+            if os.environ.get("DRACTL_DEBUG"):
+                raise
+            _say(_internal(exc))
+            sys.exit(2)
+        _discard_stdout()
+        _say(f"dractl: error: cannot write the output: {exc.strerror or exc}")
+        sys.exit(2)
     except Exception as exc:  # never a traceback for users; DRACTL_DEBUG=1 shows it
         if os.environ.get("DRACTL_DEBUG"):
             raise
-        print(
-            f"dractl: internal error: {type(exc).__name__}: {exc} "
-            "(please report it; run with DRACTL_DEBUG=1 for details)",
-            file=sys.stderr,
-        )
+        _say(_internal(exc))
         sys.exit(2)
+
+
+def _internal(exc: BaseException) -> str:
+    return (
+        f"dractl: internal error: {type(exc).__name__}: {exc} "
+        "(please report it; run with DRACTL_DEBUG=1 for details)"
+    )
+
+
+class _Closed(io.TextIOBase):
+    """A standard stream the caller closed (``>&-``; Python then has None): writing to it is an
+    error to report (stdout), or nothing (stderr), instead of an AttributeError."""
+
+    def __init__(self, fail: bool) -> None:
+        self.fail = fail
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if self.fail and text:
+            raise OSError(errno.EBADF, "standard output is closed")
+        return len(text)
+
+
+def _tolerant_streams() -> None:
+    """Text that the terminal's encoding cannot hold (a lone surrogate from a JSON string, any
+    non-ASCII with PYTHONIOENCODING=ascii) is written as a visible escape, not a crash."""
+    if sys.stdout is None:
+        sys.stdout = _Closed(fail=True)
+    if sys.stderr is None:
+        sys.stderr = _Closed(fail=False)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(OSError, ValueError):
+                reconfigure(errors="backslashreplace")
+
+
+def _is_stdout_error(exc: OSError) -> bool:
+    """Whether writing the output failed (ENOSPC, EIO, EPIPE on stdout), as opposed to some
+    other OSError: those raised while writing a stream carry no file name."""
+    return exc.filename is None and exc.errno in (errno.ENOSPC, errno.EIO, errno.EPIPE, errno.EDQUOT,
+                                                   errno.EFBIG, errno.EBADF, errno.EROFS)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so that the flush at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _say(line: str) -> None:
+    """One line on stderr, its control characters visible; stderr itself may be gone."""
+    from dractl.report.escape import visible
+
+    with contextlib.suppress(OSError, ValueError):
+        print(visible(line), file=sys.stderr)
 
 
 def entry_point(prog_name: str = "dractl") -> NoReturn:

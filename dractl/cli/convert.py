@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
+from typing import TYPE_CHECKING
 
 from dractl.cli.options import add_max_file_size, add_paths, limits
+
+if TYPE_CHECKING:
+    from dractl.load import SourceFile
 
 TARGETS = ("v1", "v1beta2", "v1beta1")
 
@@ -88,30 +94,35 @@ def run(args: argparse.Namespace) -> int:
     results = convert_loaded(
         loaded, Options(args.to, allow_lossy=args.allow_lossy, apply_defaults=args.apply_defaults)
     )
+    for message in loaded.skipped:
+        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
     for message in loaded.unreadable:
-        print(f"dractl: error: {message}", file=sys.stderr)
+        print(visible(f"dractl: error: {message}"), file=sys.stderr)
     for result in results:
         for note in result.messages:
             if not args.quiet or note.severity.value in ("error", "lossy", "dropped"):
-                print(str(note), file=sys.stderr)
+                print(visible(str(note)), file=sys.stderr)
 
     printable_statuses = (Status.CONVERTED, Status.UNCHANGED, Status.SKIPPED)
     changed = [r for r in results if r.changed]
     write_failed = False
     if args.diff:
         for result in changed:
-            sys.stdout.write(unified_diff(result.source.path, result.source.text, result.text))
+            diff = unified_diff(result.source.path, result.source.text, result.text)
+            sys.stdout.write(visible(diff))
     if args.check:
         for result in changed:
-            print(f"would convert {result.source.path}", file=sys.stderr if args.diff else sys.stdout)
+            line = visible(f"would convert {result.source.path}")
+            print(line, file=sys.stderr if args.diff else sys.stdout)
     elif args.in_place:
         if not args.diff:
-            # stdin has nowhere to be written back: its text goes to stdout, changed or not
+            # stdin, a FIFO or a device has nowhere to be written back: its text goes to stdout,
+            # changed or not (rewriting a FIFO would wait for a reader that never comes)
             for result in results:
-                if result.source.real_path is None and result.status in printable_statuses:
-                    sys.stdout.write(result.text)
+                if not _rewritable(result.source) and result.status in printable_statuses:
+                    sys.stdout.write(_with_bom(result.text, result.source.bom))
         for result in changed:
-            if result.source.real_path is None:
+            if result.source.real_path is None or not _rewritable(result.source):
                 continue
             try:
                 write_atomic(
@@ -119,14 +130,16 @@ def run(args: argparse.Namespace) -> int:
                 )
             except InputError as error:
                 # One file that cannot be written does not stop the others.
-                print(f"dractl: error: {error}", file=sys.stderr)
+                print(visible(f"dractl: error: {error}"), file=sys.stderr)
                 write_failed = True
                 continue
             if not args.quiet:
-                print(f"converted {result.source.path}", file=sys.stderr)
+                print(visible(f"converted {result.source.path}"), file=sys.stderr)
     elif not args.diff or args.output:
         printable = [r for r in results if r.status in printable_statuses]
         text = join_outputs([r.text for r in printable])
+        # the byte-order mark that -w keeps, kept here too (at the start of the stream only)
+        text = _with_bom(text, bool(printable) and printable[0].source.bom)
         if not args.output:
             sys.stdout.write(text)
         elif printable:
@@ -138,3 +151,23 @@ def run(args: argparse.Namespace) -> int:
     if any(r.status is Status.BLOCKED for r in results) or (args.check and changed):
         return 1
     return 0
+
+
+def _rewritable(source: SourceFile) -> bool:
+    """Whether -w can write ``source`` back: a regular file (not stdin, a FIFO or a device)."""
+    if source.real_path is None:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(source.real_path).st_mode)
+    except OSError:
+        return True  # gone or unreadable: the writer says why
+
+
+def _with_bom(text: str, bom: bool) -> str:
+    return "\ufeff" + text if bom and not text.startswith("\ufeff") else text
+
+
+def visible(text: str) -> str:
+    from dractl.report.escape import visible
+
+    return visible(text)

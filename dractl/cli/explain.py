@@ -163,24 +163,32 @@ def run(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
         gc.enable()
+    for message in loaded.skipped:
+        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
     for message in loaded.unreadable:
-        print(f"dractl: error: {message}", file=sys.stderr)
+        print(visible(f"dractl: error: {message}"), file=sys.stderr)
     for diagnostic in loaded.diagnostics:
         if diagnostic.severity.value == "error":
-            print(f"dractl: error: {diagnostic.position}: {diagnostic.message}", file=sys.stderr)
+            print(visible(f"dractl: error: {diagnostic.position}: {diagnostic.message}"),
+                  file=sys.stderr)
     if loaded.failed:
         return 2
     objects = build_all(loaded.objects, share=True)
     undecodable = decode_errors(objects, settings.features.release)
     for error in undecodable:
-        print(f"dractl: error: {error}", file=sys.stderr)
+        print(visible(f"dractl: error: {error}"), file=sys.stderr)
     if undecodable:
         return 2
     explanation = run_explain(Workspace(objects), settings)
+    # Rendered whole, then written with the inputs' control characters made visible (names,
+    # values and messages come from the manifests; JSON and YAML escape them themselves).
     buffer = io.StringIO()
-    out: IO[str] = buffer if args.output_file is not None else sys.stdout
+    out: IO[str] = buffer
+    shown = visible
     if args.output == "text":
-        render_text(explanation, out, verbose=args.verbose, color=use_color(args.color, out))
+        color = use_color(args.color, sys.stdout if args.output_file is None else buffer)
+        render_text(explanation, out, verbose=args.verbose, color=color)
+        shown = visible_but_colors if color else visible
     elif args.output == "json":
         from dractl.report.json import dumps
 
@@ -192,13 +200,28 @@ def run(args: argparse.Namespace) -> int:
         from dractl.explain.html_report import render_html
 
         out.write(render_html(explanation))
+    text = buffer.getvalue() if args.output in ("json", "yaml") else shown(buffer.getvalue())
     if args.output_file is not None:
         from dractl.convert.writer import write_atomic
 
-        write_atomic(args.output_file, buffer.getvalue())
+        write_atomic(args.output_file, text)
+    else:
+        sys.stdout.write(text)
     if not explanation.satisfiable:
         return 1
     return 0
+
+
+def visible(text: str) -> str:
+    from dractl.report.escape import visible
+
+    return visible(text)
+
+
+def visible_but_colors(text: str) -> str:
+    from dractl.report.escape import visible_but_colors
+
+    return visible_but_colors(text)
 
 
 def _replicas(value: str) -> int | Literal["max"]:

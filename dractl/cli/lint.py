@@ -110,9 +110,10 @@ def run(args: argparse.Namespace) -> int:
 
     found = config_path(args.config, discover=not args.no_config)
     config = str(found) if found is not None else None
+    skipped: list[str] = []  # FIFOs and devices in the folders: told on every run, cached or not
     try:
-        candidates: list[str] | None = list(expand_paths(args.paths))
-        context_files = list(expand_paths(args.context or ()))
+        candidates: list[str] | None = list(expand_paths(args.paths, skipped))
+        context_files = list(expand_paths(args.context or (), skipped))
     except DractlError:
         # a path that does not exist: no cache; _check reports it after the settings' errors
         candidates = None
@@ -149,9 +150,17 @@ def run(args: argparse.Namespace) -> int:
         _write_report(args.output_file, stored.report)
     else:
         sys.stdout.write(stored.report)
+    for message in skipped:
+        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
     for line in stored.errors:
-        print(line, file=sys.stderr)
+        print(visible(line), file=sys.stderr)
     return stored.exit_code
+
+
+def visible(text: str) -> str:
+    from dractl.report.escape import visible
+
+    return visible(text)
 
 
 def _color(args: argparse.Namespace) -> bool:

@@ -107,14 +107,17 @@ def parse_size(text: str | int) -> int:
             f"{text!r} is not a size; write e.g. 1000000, 512k, 64M or 1G"
         )
     number, unit = match.groups()
-    size = int(float(number) * 1024 ** _POWERS.get((unit or "b")[0].lower(), 0))
+    size = float(number) * 1024 ** _POWERS.get((unit or "b")[0].lower(), 0)
     if size < 1:
         raise argparse.ArgumentTypeError("must be at least one byte")
-    return size
+    # More than any file can hold is no limit; it is kept where reads can still be asked for
+    # one byte more (a larger count overflows the C integers that reads take; inf is no int).
+    return MAX_SIZE if not size < MAX_SIZE else int(size)
 
 
 _SIZE = r"^(\d+(?:\.\d+)?)\s*([kKmMgG](?:i?[bB])?|[bB])?$"  # compiled when an option gives a size
 _POWERS = {"b": 0, "k": 1, "m": 2, "g": 3}
+MAX_SIZE = 2**62  # bytes: 4 EiB
 
 
 def positive_int(text: str) -> int:

@@ -121,5 +121,7 @@ class CommandParser(argparse.ArgumentParser):
         return "".join(parts)
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message}\nSee '{self.prog} --help'.\n")
+        from dractl.report.escape import visible  # arguments are echoed: no raw ESC from them
+
+        sys.stderr.write(f"{self.prog}: error: {visible(message)}\nSee '{self.prog} --help'.\n")
         sys.exit(2)

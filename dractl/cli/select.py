@@ -17,6 +17,7 @@ from dractl.cli.options import (
     features,
     limits,
 )
+from dractl.report.escape import visible
 
 DESCRIPTION = """\
 Evaluate a device selector on every device of the given ResourceSlices, as the scheduler does.
@@ -61,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     from dractl.load.sources import read_stdin
 
     feature_set = features(args.kubernetes_version, args.feature_gates)
+    problem = _not_utf8(args.expression)
+    if problem is not None:
+        print(f"dractl: error: expression:1:{problem}", file=sys.stderr)
+        return 2
     try:
         selector = compile_selector(
             args.expression, release=feature_set.release, gates=feature_set.gates, purpose="stored",
@@ -69,23 +74,26 @@ def run(args: argparse.Namespace) -> int:
     except CelCompileError as exc:
         first = exc.errors[0] if exc.errors else None
         where = f"expression:{first.line}:{first.column}: " if first else ""
-        print(f"dractl: error: {where}{first.message if first else exc.detail}", file=sys.stderr)
+        detail = first.message if first else exc.detail
+        print(visible(f"dractl: error: {where}{detail}"), file=sys.stderr)
         return 2
 
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
     # read for values and positions only: no comments, so libyaml's reader (see explain)
     loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False)
+    for message in loaded.skipped:
+        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
     for message in loaded.unreadable:
-        print(f"dractl: error: {message}", file=sys.stderr)
+        print(visible(f"dractl: error: {message}"), file=sys.stderr)
     for diagnostic in loaded.diagnostics:
-        print(f"dractl: {diagnostic.position}: {diagnostic.message}", file=sys.stderr)
+        print(visible(f"dractl: {diagnostic.position}: {diagnostic.message}"), file=sys.stderr)
     if loaded.failed:
         return 2
     slice_objects = [obj for obj in build_all(loaded.objects) if obj.kind == "ResourceSlice" and obj.dra]
     undecodable = decode_errors(slice_objects, feature_set.release)
     for error in undecodable:
-        print(f"dractl: error: {error}", file=sys.stderr)
+        print(visible(f"dractl: error: {error}"), file=sys.stderr)
     if undecodable:
         return 2
     slices = [obj.data for obj in slice_objects]
@@ -100,12 +108,23 @@ def run(args: argparse.Namespace) -> int:
         rows.append(row)
 
     if args.output == "json":
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(rows, indent=2))  # ASCII: control characters and surrogates escaped
     else:
         _print_table(rows)
     if any("error" in row for row in rows):
         return 1
     return 0
+
+
+def _not_utf8(expression: str) -> str | None:
+    """Where an argument that was not valid UTF-8 has its first bad byte (Python keeps such bytes
+    as lone surrogates, which the CEL engines cannot take), as ``column: message``."""
+    for index, char in enumerate(expression):
+        if "\ud800" <= char <= "\udfff":
+            code = ord(char)
+            what = f"byte 0x{code - 0xDC00:02x}" if code >= 0xDC80 else f"\\u{code:04x}"
+            return f"{index + 1}: {what} is not valid UTF-8; a selector is UTF-8 text"
+    return None
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
@@ -114,8 +133,10 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
         return
     headers = ("DRIVER", "POOL", "DEVICE", "RESULT")
     cells = [
-        (row["driver"], row["pool"], row["device"],
-         f"error: {row['error']}" if "error" in row else ("match" if row["result"] else "no match"))
+        tuple(visible(cell, one_line=True) for cell in (
+            row["driver"], row["pool"], row["device"],
+            f"error: {row['error']}" if "error" in row else ("match" if row["result"] else "no match"),
+        ))
         for row in rows
     ]
     widths = [max(len(headers[i]), *(len(c[i]) for c in cells)) for i in range(3)]

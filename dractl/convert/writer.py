@@ -23,7 +23,7 @@ def encode_like(text: str, original: bytes) -> bytes:
     """``text`` in the encoding (and with the byte-order mark) of ``original``."""
     for bom, encoding in _BOMS:
         if original.startswith(bom):
-            return bom + text.encode(encoding)
+            return bom + text.removeprefix("\ufeff").encode(encoding)
     return text.encode("utf-8")
 
 
@@ -34,17 +34,27 @@ def write_atomic(path: str, text: str, *, expected_original: str | None = None) 
     over the original, so a reader sees either the old or the new file, never a mix. The
     original's permission bits (and owner, where allowed) are kept. With ``expected_original``,
     a file whose text changed since it was read is left alone (:class:`InputError`).
+
+    Only a regular file is replaced so: a device (``/dev/null``), a FIFO or a standard stream
+    (``/dev/stdout``) is written in place and never read (``/dev/zero`` never ends), and a file
+    with other hard links is rewritten in place, which keeps the links (see :func:`_rewrite`).
     """
+    info = _target_info(path)
+    if (info is not None and not stat.S_ISREG(info.st_mode)) or _is_stream_path(path):
+        if expected_original is not None:
+            raise InputError(f"{path}: not a regular file; not written")
+        _write_in_place(path, text.encode("utf-8"))
+        return
     target = os.path.realpath(path)
     folder = os.path.dirname(target) or "."
     try:
-        with open(target, "rb") as fh:
-            original = fh.read()
-        info = os.stat(target)
+        original, info = _read_regular(target)
     except FileNotFoundError:
         original, info = b"", None
     except OSError as error:
         raise InputError(f"{path}: {error.strerror or error}") from None
+    if original is None:  # replaced by a device or FIFO since the stat above
+        raise InputError(f"{path}: not a regular file; not written")
     if expected_original is not None and info is not None:
         from dractl.load.sources import decode
 
@@ -52,11 +62,90 @@ def write_atomic(path: str, text: str, *, expected_original: str | None = None) 
             raise InputError(f"{path}: changed on disk while it was being converted; not written")
     data = encode_like(text, original)
     with _terminate_through_an_exception():
-        _replace(path, target, folder, data, info)
+        if info is not None and info.st_nlink > 1:
+            _rewrite(path, target, folder, data, original, info)
+        else:
+            _replace(path, target, folder, data, info)
     _sync_folder(folder)
 
 
-def _replace(path: str, target: str, folder: str, data: bytes, info: os.stat_result | None) -> None:
+def _read_regular(target: str) -> tuple[bytes | None, os.stat_result | None]:
+    """The bytes of ``target`` if it is a regular file; opened without blocking (a FIFO) and
+    checked before reading (``/dev/zero``). ``(None, None)`` for anything else."""
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    with open(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, None
+        return fh.read(), info
+
+
+def _target_info(path: str) -> os.stat_result | None:
+    """What ``path`` names (through symlinks), without opening it; None if nothing yet."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InputError(f"{path}: {error.strerror or error}") from None
+
+
+def _is_stream_path(path: str) -> bool:
+    """``/dev/stdout``, ``/dev/fd/1``, ``/proc/self/fd/1``: the standard streams as the shell set
+    them up. Renaming over what they resolve to would replace the file the shell redirected to
+    (and lose what ``>>`` appends to), so they are written in place even when that is a file."""
+    absolute = os.path.abspath(path)
+    return absolute.startswith(("/dev/fd/", "/proc/")) or absolute in (
+        "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty",
+    )
+
+
+def _write_in_place(path: str, data: bytes) -> None:
+    """Write to a device, FIFO or stream as ``>>`` would (appending to a stream's file)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY)
+    except OSError as error:
+        raise InputError(f"{path}: not written: {error.strerror or error}") from None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as error:
+        raise InputError(f"{path}: not written: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+
+
+def _rewrite(
+    path: str, target: str, folder: str, data: bytes, original: bytes, info: os.stat_result
+) -> None:
+    """A file with more than one hard link, rewritten in place: renaming a new file over one of
+    its names would part that name from the others. That cannot be atomic, so the new text is
+    first written whole beside it (a full disk shows before the file is touched), Ctrl-C and
+    SIGTERM wait until the rewrite is done, and the original is put back if it fails."""
+    _replace(path, target, folder, data, None, keep=False)
+    try:
+        with _signals_held(), open(target, "r+b") as fh:
+            try:
+                fh.write(data)
+                fh.truncate()
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError:
+                fh.seek(0)
+                fh.write(original)
+                fh.truncate()
+                fh.flush()
+                raise
+    except OSError as error:
+        raise InputError(f"{path}: not written: {error.strerror or error}") from None
+
+
+def _replace(
+    path: str, target: str, folder: str, data: bytes, info: os.stat_result | None, *,
+    keep: bool = True,
+) -> None:
+    """``keep=False``: only check that ``data`` can be written whole in ``folder``."""
     temporary: str | None = None
     try:
         # Ctrl-C between creating the temporary file and knowing its name would leave it behind.
@@ -72,6 +161,9 @@ def _replace(path: str, target: str, folder: str, data: bytes, info: os.stat_res
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if not keep:
+            os.unlink(temporary)
+            return
         if info is not None:
             os.chmod(temporary, stat.S_IMODE(info.st_mode))
             with contextlib.suppress(OSError):

@@ -25,7 +25,7 @@ __all__ = [
 
 
 class LoadResult(Record):
-    __slots__ = ("diagnostics", "files", "objects", "unreadable")
+    __slots__ = ("diagnostics", "files", "objects", "skipped", "unreadable")
 
     def __init__(
         self,
@@ -33,11 +33,14 @@ class LoadResult(Record):
         objects: list[KubeObject] | None = None,
         diagnostics: list[Diagnostic] | None = None,
         unreadable: list[str] | None = None,
+        skipped: list[str] | None = None,
     ) -> None:
         self.files = [] if files is None else files
         self.objects = [] if objects is None else objects
         self.diagnostics = [] if diagnostics is None else diagnostics
         self.unreadable = [] if unreadable is None else unreadable  # one-line messages; exit code 2
+        # one-line notes on what a folder held but was not read (a FIFO, a device): a warning
+        self.skipped = [] if skipped is None else skipped
 
     @property
     def failed(self) -> bool:
@@ -51,6 +54,7 @@ class LoadResult(Record):
         self.objects += other.objects
         self.diagnostics += other.diagnostics
         self.unreadable += other.unreadable
+        self.skipped += other.skipped
 
 
 def load_source(
@@ -96,7 +100,7 @@ def load_paths(
 
     limits = limits or Limits()
     result = LoadResult()
-    for path in expand_paths(paths):
+    for path in expand_paths(paths, result.skipped):
         try:
             source = read_source(path, limits.max_file_bytes, stdin)
         except InputError as exc:

@@ -20,7 +20,7 @@ _MARKER_RE = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|\r?$)")
 class SourceFile:
     """One input: a file, or stdin (``path`` is ``<stdin>``)."""
 
-    __slots__ = ("documents", "format", "kubernetes", "path", "real_path", "template", "text")
+    __slots__ = ("bom", "documents", "format", "kubernetes", "path", "real_path", "template", "text")
 
     def __init__(
         self,
@@ -31,6 +31,7 @@ class SourceFile:
         template: bool = False,
         kubernetes: bool = True,
         real_path: str | None = None,
+        bom: bool = False,
     ) -> None:
         self.path = path
         self.text = text
@@ -42,6 +43,7 @@ class SourceFile:
         # configuration files pass.
         self.kubernetes = kubernetes
         self.real_path = real_path  # the file system path, None for stdin
+        self.bom = bom  # it began with a byte-order mark (not part of ``text``)
 
     @property
     def newline(self) -> str:

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 _TEMPLATE_RE = r"\{\{.*?\}\}"
 _BRACKET_RE = re.compile(r"[\[\]{}]")
+# An escape that can write half of a UTF-16 surrogate pair: "\ud800" in JSON or double quotes.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 class Limits(Record):
@@ -76,18 +79,6 @@ def parse_source(
         source.kubernetes = False
         source.documents.append(Document(source, 0, source.text, 0))
         return problems
-    if is_template(source.text):
-        source.template = True
-        problems.append(
-            Diagnostic(
-                "DRA003",
-                Severity.WARNING,
-                "template, render it first (e.g. `helm template`): this file contains Go template "
-                "actions ({{ ... }}) and was not checked",
-                Position(source.path, 1, 1),
-            )
-        )
-        return problems
     chunks = [(0, source.text)] if source.format == "json" else list(split_documents(source.text))
     readable: list[Document] = []
     for index, (start_line, chunk) in enumerate(chunks):
@@ -110,8 +101,89 @@ def parse_source(
             problem = _parse_document(doc, limits, comments=comments, omit=omit, marks=marks)
             if problem is not None:
                 found[doc.index] = problem
+    templates = 0
+    for doc in readable:
+        if _is_template_document(doc, doc.index in found):
+            found[doc.index] = _template(doc)
+            templates += 1
+    # A file of templates only is not Kubernetes to check (no DRA004 for its documents either).
+    source.template = bool(readable) and templates == len(readable)
     problems += (found[doc.index] for doc in readable if doc.index in found)
+    for doc in readable:
+        _replace_surrogates(doc)
     return problems
+
+
+def _is_template_document(doc: Document, failed: bool) -> bool:
+    """A Helm / Go template: a document with template actions that YAML cannot read, or reads
+    only as a flow mapping used as a key (``name: {{ .Values.name }}``). A document that reads
+    with ``{{`` inside its strings (a ConfigMap holding a Prometheus or Alertmanager template) is
+    checked as any other."""
+    if "{{" not in doc.text or not is_template(doc.text):
+        return False
+    return failed or _has_mapping_key(doc.raw)
+
+
+def _has_mapping_key(node: Any, depth: int = 0) -> bool:
+    if depth > 200:
+        return False
+    if isinstance(node, dict):
+        return any(
+            not isinstance(key, str | int | float | bool | type(None))
+            or _has_mapping_key(value, depth + 1)
+            for key, value in node.items()
+        )
+    if isinstance(node, list):
+        return any(_has_mapping_key(item, depth + 1) for item in node)
+    return False
+
+
+def _template(doc: Document) -> Diagnostic:
+    """DRA003 for one document, which is then left unread (neither checked nor reported)."""
+    doc.raw = None
+    doc.error = None
+    position = Position(doc.file.path, doc.start_line + 1, 1)
+    which = f"document {doc.index + 1} (line {doc.start_line + 1})" if doc.index else "this document"
+    return Diagnostic(
+        "DRA003",
+        Severity.WARNING,
+        "template, render it first (e.g. `helm template`): "
+        f"{which} contains Go template actions ({{{{ ... }}}}) and was not checked",
+        position,
+    )
+
+
+def _replace_surrogates(doc: Document) -> None:
+    """Lone surrogates (``"\\ud800"``) become U+FFFD, as kubectl's decoders make them (Go's
+    encoding/json and go-yaml): no later step, and no output, can encode them."""
+    if doc.raw is None or _SURROGATE_ESCAPE_RE.search(doc.text) is None:
+        return
+
+    def fixed(text: str) -> str:
+        return _SURROGATE_RE.sub("\ufffd", text)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if any(isinstance(k, str) and _SURROGATE_RE.search(k) for k in node):
+                items = list(node.items())
+                node.clear()
+                for key, value in items:
+                    node[fixed(key) if isinstance(key, str) else key] = value
+            for key, value in node.items():
+                if isinstance(value, str):
+                    if _SURROGATE_RE.search(value):
+                        node[key] = type(value)(fixed(value)) if type(value) is str else fixed(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                if isinstance(value, str):
+                    if _SURROGATE_RE.search(value):
+                        node[index] = fixed(value)
+                else:
+                    walk(value)
+
+    walk(doc.raw)
 
 
 def _read_json(source: SourceFile, limits: Limits, omit: Omit) -> bool:
@@ -126,6 +198,7 @@ def _read_json(source: SourceFile, limits: Limits, omit: Omit) -> bool:
     doc = Document(source, 0, source.text, 0)
     if not read_json(doc, limits, omit):
         return False
+    _replace_surrogates(doc)
     if not looks_like_object(doc.raw):
         source.kubernetes = False
         source.documents.append(Document(source, 0, source.text, 0))
@@ -183,6 +256,7 @@ def _parse_document(
         return None
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
 
     from dractl.load.roundtrip import round_trip_yaml
 
@@ -198,8 +272,10 @@ def _parse_document(
         return _marked(doc, "DRA001", exc, "YAML syntax error")
     except RecursionError:
         return _fail(doc, "DRA005", f"nesting deeper than {limits.max_depth} levels", None)
+    except ReaderError as exc:
+        return _unacceptable(doc, exc)
     except (YAMLError, ValueError, TypeError) as exc:
-        return _fail(doc, "DRA001", f"YAML syntax error: {_one_line(str(exc))}", None)
+        return _fail(doc, "DRA001", f"YAML syntax error: {_without_stream_name(str(exc))}", None)
     except (AttributeError, IndexError, KeyError, NotImplementedError, AssertionError) as exc:
         return _parser_failure(doc, exc)
     constructor: Any = yaml.constructor
@@ -255,6 +331,32 @@ def _parser_failure(doc: Document, exc: Exception) -> Diagnostic:
         pass
     detail = _one_line(f"{type(exc).__name__}: {exc}")[:200]
     return _fail(doc, "DRA001", f"YAML that the round-trip parser cannot read ({detail})", None)
+
+
+_CONTROL_NAMES = {0: "NUL", 8: "backspace", 12: "form feed", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def _unacceptable(doc: Document, exc: Any) -> Diagnostic:
+    """A character YAML does not allow (NUL, DEL, form feed, C1 controls), at its own line and
+    column: the reader only gives an offset into the document's text, in its own words."""
+    offset = max(0, min(int(getattr(exc, "position", 0) or 0), len(doc.text)))
+    before = doc.text[:offset]
+    line = before.count("\n")
+    column = offset - (before.rfind("\n") + 1) + 1
+    character = getattr(exc, "character", None)
+    code = character if isinstance(character, int) else ord(doc.text[offset]) if offset < len(doc.text) else 0
+    name = _CONTROL_NAMES.get(code)
+    what = f"U+{code:04X}" + (f" ({name})" if name else "")
+    position = Position(doc.file.path, doc.start_line + line + 1, column)
+    message = f"YAML syntax error: the character {what} is not allowed in YAML (except escaped in a double-quoted string)"
+    return _fail(doc, "DRA001", message, position)
+
+
+def _without_stream_name(text: str) -> str:
+    """An error's text on one line without the parser's ``in "<unicode string>", line 3`` (the
+    diagnostic gives the file and line)."""
+    text = re.sub(r'\s*in "<[^>]*>",? (?:line \d+, column \d+|position \d+)', "", text)
+    return _one_line(text)
 
 
 def _check_size(raw: Any, limits: Limits) -> str | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
 from dractl.errors import InputError
 from dractl.load.documents import SourceFile
@@ -12,8 +14,14 @@ from dractl.load.documents import SourceFile
 SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def expand_paths(paths: Iterable[str]) -> Iterator[str]:
-    """Yield the files to read; folders are walked recursively in sorted order."""
+def expand_paths(paths: Iterable[str], skipped: list[str] | None = None) -> Iterator[str]:
+    """Yield the files to read; folders are walked recursively in sorted order.
+
+    In a folder, only regular files (and symlinks to them) are read: a FIFO named ``x.yaml``
+    would be read forever, a device as long as it gives bytes. Each one passed over is told in
+    ``skipped`` (one line each). A path named on the command line is read whatever it is, within
+    the size limit, as ``cat`` would.
+    """
     for raw in paths:
         if raw == "-":
             yield raw
@@ -22,12 +30,36 @@ def expand_paths(paths: Iterable[str]) -> Iterator[str]:
             found = []
             for root, dirs, files in os.walk(raw):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(os.path.join(root, f) for f in files if f.lower().endswith(SUFFIXES))
+                for name in files:
+                    if not name.lower().endswith(SUFFIXES):
+                        continue
+                    path = os.path.join(root, name)
+                    what = _not_regular(path)
+                    if what is None:
+                        found.append(path)
+                    elif skipped is not None:
+                        skipped.append(f"{path}: {what}, not a regular file; skipped")
             yield from sorted(found)
         elif os.path.exists(raw):
             yield raw
         else:
             raise InputError(f"{raw}: no such file or directory")
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path: str) -> str | None:
+    """What ``path`` is if it is not a regular file (through symlinks), else None; one that
+    cannot be looked at is left to the reader, which says why."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
 
 
 def decode(data: bytes, name: str) -> str:
@@ -41,14 +73,35 @@ def decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8")  # valid up to there
+        line = before.count("\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1  # in bytes, as editors' "go to"
         raise InputError(
-            f"{name}: byte {exc.start} is not valid UTF-8; dractl reads UTF-8 (as kubectl does)"
+            f"{name}: byte {exc.start} is not valid UTF-8 (line {line}, byte {column} of the line, "
+            f"0x{data[exc.start]:02x}); dractl reads UTF-8 (as kubectl does)"
         ) from None
 
 
 def read_stdin(max_bytes: int) -> bytes:
     """Standard input, but never more than one byte past ``max_bytes`` (the size check sees it)."""
-    return sys.stdin.buffer.read(max_bytes + 1)
+    return read_at_most(sys.stdin.buffer, max_bytes + 1)
+
+
+_CHUNK = 16 * 1024 * 1024
+
+
+def read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes, read as they come: ``read(limit)`` would set aside ``limit`` bytes
+    first, which a large ``--max-file-size`` makes more than the machine has."""
+    chunks: list[bytes] = []
+    total = 0
+    while total < limit:
+        chunk = stream.read(min(limit - total, _CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _too_large(name: str, max_bytes: int) -> str:
@@ -57,14 +110,20 @@ def _too_large(name: str, max_bytes: int) -> str:
 
 def read_source(path: str, max_bytes: int, stdin: bytes | None = None) -> SourceFile:
     if path == "-":
-        data = stdin if stdin is not None else sys.stdin.buffer.read(max_bytes + 1)
+        data = stdin if stdin is not None else read_stdin(max_bytes)
         name, real = "<stdin>", None
     else:
         try:
             with open(path, "rb") as fh:
-                if os.fstat(fh.fileno()).st_size > max_bytes:  # refused unread
+                info = os.fstat(fh.fileno())
+                if info.st_size > max_bytes:  # refused unread
                     raise InputError(_too_large(path, max_bytes))
-                data = fh.read(max_bytes + 1)
+                if stat.S_ISREG(info.st_mode):  # its size known: read at once
+                    data = fh.read(info.st_size + 1)
+                    if len(data) > info.st_size:  # it grew meanwhile
+                        data += read_at_most(fh, max_bytes + 1 - len(data))
+                else:  # a FIFO or device named on the command line: as stdin
+                    data = read_at_most(fh, max_bytes + 1)
         except OSError as exc:
             raise InputError(f"{path}: {exc.strerror or exc}") from None
         name, real = path, path
@@ -74,4 +133,5 @@ def read_source(path: str, max_bytes: int, stdin: bytes | None = None) -> Source
     is_json = path.lower().endswith(".json") or (
         path == "-" and text.lstrip().startswith(("{", "["))
     )
-    return SourceFile(name, text, "json" if is_json else "yaml", real_path=real)
+    bom = data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))
+    return SourceFile(name, text, "json" if is_json else "yaml", real_path=real, bom=bom)

@@ -13,11 +13,15 @@ if TYPE_CHECKING:
     from dractl.lint.engine import LintResult
     from dractl.report import ReportContext
 
+from dractl.report.escape import visible
+
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # other control characters would reach the log viewer raw: made visible as in the text report
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(escaped)
 
 
 def escape_property(text: str) -> str:

@@ -7,10 +7,11 @@ listed in its ``system-out``.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
+
+from dractl.report.escape import visible
 
 if TYPE_CHECKING:
     from dractl.diagnostics import Diagnostic
@@ -18,12 +19,12 @@ if TYPE_CHECKING:
     from dractl.report import ReportContext
 
 FILE_CASE = "(file)"
-# Characters XML 1.0 cannot hold at all (even escaped); YAML input may contain them.
-_NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:
-    return _NOT_XML_RE.sub("\ufffd", text)
+    """XML 1.0 cannot hold most control characters (even escaped) nor lone surrogates; file
+    names and values may: they are written visibly escaped, as in the text report."""
+    return visible(text)
 
 
 @dataclass
@@ -71,7 +72,7 @@ def report(result: LintResult, ctx: ReportContext, out: IO[str]) -> None:
         suite = ET.SubElement(
             root,
             "testsuite",
-            name=path,
+            name=_xml_text(path),
             tests=str(len(cases)),
             failures=str(failures),
             errors="0",
@@ -80,7 +81,9 @@ def report(result: LintResult, ctx: ReportContext, out: IO[str]) -> None:
         total_tests += len(cases)
         total_failures += failures
         for case in cases.values():
-            attributes = {"name": _xml_text(case.name), "classname": path, "file": path}
+            attributes = {
+                "name": _xml_text(case.name), "classname": _xml_text(path), "file": _xml_text(path)
+            }
             if case.line is not None:
                 attributes["line"] = str(case.line)
             element = ET.SubElement(suite, "testcase", attributes)
@@ -88,7 +91,7 @@ def report(result: LintResult, ctx: ReportContext, out: IO[str]) -> None:
             if errors:
                 message = errors[0].message if len(errors) == 1 else f"{len(errors)} errors"
                 failure = ET.SubElement(
-                    element, "failure", message=_xml_text(message), type=errors[0].rule
+                    element, "failure", message=_xml_text(message), type=_xml_text(errors[0].rule)
                 )
                 failure.text = "\n".join(_line(d) for d in errors) + "\n"
             others = [d for d in case.diagnostics if d.severity.value != "error"]

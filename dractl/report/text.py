@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import IO, TYPE_CHECKING
 
+from dractl.report.escape import visible
+
 if TYPE_CHECKING:
     from dractl.diagnostics import Diagnostic
     from dractl.lint.engine import LintResult
@@ -58,16 +60,19 @@ def render(diagnostic: Diagnostic, ctx: ReportContext, paint: _Painter | None = 
     source = ctx.line(position.file, position.line) if position is not None else None
     notes = []
     if diagnostic.field and diagnostic.type and diagnostic.field not in diagnostic.message:
-        notes.append(f"{paint('dim', 'field:')} {diagnostic.field} ({diagnostic.type})")
+        notes.append(f"{paint('dim', 'field:')} {visible(diagnostic.field)} ({diagnostic.type})")
     if diagnostic.hint:
-        notes.append(f"{paint('help', 'help:')} {diagnostic.hint}")
+        notes.append(f"{paint('help', 'help:')} {visible(diagnostic.hint)}")
     if position is not None and source is not None:
         number = str(position.line)
         pad = " " * len(number)
         bar = paint("gutter", "|")
         shown, column = _window(source.expandtabs(1), position.column)
         width = token_width(shown, column)
-        underline = " " * (column - 1) + "^" * width
+        # escapes are wider than the characters they show: the underline moves with them
+        before, token = visible(shown[: column - 1]), visible(shown[column - 1 : column - 1 + width])
+        shown = before + token + visible(shown[column - 1 + width :])
+        underline = " " * len(before) + "^" * max(len(token), 1)
         lines.append(f"{pad} {bar}")
         lines.append(f"{paint('gutter', number)} {bar} {shown}".rstrip())
         lines.append(f"{pad} {bar} {paint(diagnostic.severity.value, underline)}")
@@ -78,9 +83,10 @@ def render(diagnostic: Diagnostic, ctx: ReportContext, paint: _Painter | None = 
 
 
 def _header(d: Diagnostic, paint: _Painter) -> str:
-    where = str(d.position) if d.position else "<input>"
+    where = visible(str(d.position), one_line=True) if d.position else "<input>"
     severity = d.severity.value
-    return f"{paint('bold', where)}: {paint(severity, severity)} {paint('dim', d.rule)} {d.message}"
+    message = visible(d.message)
+    return f"{paint('bold', where)}: {paint(severity, severity)} {paint('dim', d.rule)} {message}"
 
 
 def summary_line(summary: dict[str, int], paint: _Painter | None = None) -> str:

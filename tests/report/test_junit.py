@@ -61,4 +61,4 @@ def test_control_characters_stay_valid_xml() -> None:
     report(LintResult([d], 1, 0, False), ReportContext(None), out)
     failure = ET.fromstring(out.getvalue()).find("testsuite/testcase/failure")
     assert failure is not None
-    assert failure.get("message") == "bad \ufffd byte\ufffd[0m"
+    assert failure.get("message") == "bad \\x01 byte\\x1b[0m"  # visible, as in the text report

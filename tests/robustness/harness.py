@@ -36,6 +36,8 @@ class Outcome:
     exit_code: int
     cpu_seconds: float
     crash: str | None = None  # the traceback of an unexpected exception
+    stdout: str | None = None
+    stderr: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -48,9 +50,9 @@ def run_in_process(args: list[str], text: str) -> Outcome:
     cpu = time.process_time() - start
     exc = result.exception
     if exc is None or isinstance(exc, SystemExit):
-        return Outcome(args[0], result.exit_code, cpu)
+        return Outcome(args[0], result.exit_code, cpu, None, result.stdout, result.stderr)
     if isinstance(exc, DractlError):  # dractl.cli.main prints it on one line, exit code 2
-        return Outcome(args[0], 2, cpu)
+        return Outcome(args[0], 2, cpu, None, result.stdout, result.stderr + f"dractl: error: {exc}\n")
     crash = "".join(traceback.format_exception(*result.exc_info)) if result.exc_info else repr(exc)
     return Outcome(args[0], result.exit_code, cpu, crash)
 

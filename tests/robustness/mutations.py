@@ -391,13 +391,97 @@ MUTATIONS: list[Callable[[str, random.Random], str]] = [
 ]
 
 
+# Hostile families (issue 25), for benchmarks/fuzz.py's campaign. They stay out of MUTATIONS, which
+# test_fuzz.py draws from with fixed seeds, so that its cases do not change under it.
+NUMBERS_AT_LIMITS = [
+    "9" * 4301,
+    "9" * 4301 + "Gi",
+    "1" + "0" * 5000,
+    "0." + "0" * 5000 + "1",
+    "1e999",
+    "1e-999",
+    "-1e999Ki",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "-.inf",
+    ".inf",
+    ".nan",
+    "0x" + "f" * 5000,
+    "1e" + "9" * 30,
+]
+CONTROL_CHARACTERS = ["\x1b", "\x9b", "\x08", "\x00", "\x07", "\x7f", "\x0c", "\x1b]0;t\x07",
+                      "\x1b[2J", "\x85", "\u2028", "\u202e"]
+
+
+def lone_surrogate(text: str, rng: random.Random) -> str:
+    """Half a surrogate pair: as a JSON or double-quoted escape (valid input that no encoder can
+    write back), or as raw bytes (``\xed\xa0\x80``: not UTF-8 at all)."""
+    lines = _lines(text)
+    candidates = [i for i, line in enumerate(lines) if ": " in line]
+    if not candidates:
+        return insert_noise(text, rng)
+    index = rng.choice(candidates)
+    key, _, _ = lines[index].partition(": ")
+    escape = rng.choice(["\\ud800", "\\udfff", "\\uDBFF\\u0041", "\\U0000d800"])
+    if rng.random() < 0.2:
+        raw = rng.choice(["\ud800", "\udcff"])  # written with surrogatepass: bytes not UTF-8
+        lines[index] = f"{key}: a{raw}b\n"
+    else:
+        lines[index] = f'{key}: "x{escape}y"\n'
+    return "".join(lines)
+
+
+def number_at_limit(parent: Any, path: tuple[Any, ...], rng: random.Random) -> None:
+    value = rng.choice(NUMBERS_AT_LIMITS)
+    parent[path[-1]] = value if rng.random() < 0.5 else _plain(value)
+
+
+def _plain(value: str) -> Any:
+    """The number as YAML would read it unquoted (an int, a float), where Python can hold it."""
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+
+
+def control_character(text: str, rng: random.Random) -> str:
+    """ESC, CSI, backspace, NUL and their kind: raw anywhere (a YAML error that must point at its
+    line) or escaped in a double-quoted value (valid input whose value reaches the reports)."""
+    char = rng.choice(CONTROL_CHARACTERS).encode().decode("unicode_escape")
+    if rng.random() < 0.5:
+        at = rng.randrange(len(text) + 1)
+        return text[:at] + char + text[at:]
+    lines = _lines(text)
+    candidates = [i for i, line in enumerate(lines) if ": " in line]
+    if not candidates:
+        return text + char
+    index = rng.choice(candidates)
+    key, _, _ = lines[index].partition(": ")
+    escaped = json.dumps(f"x{char}y")
+    lines[index] = f"{key}: {escaped}\n"
+    return "".join(lines)
+
+
+HOSTILE_MUTATIONS: list[Callable[[str, random.Random], str]] = [
+    lone_surrogate,
+    _structural(number_at_limit),
+    control_character,
+]
+
+
 MAX_TEXT = 512 * 1024  # inputs stay small enough to run hundreds per minute
 
 
-def mutate(text: str, rng: random.Random, count: int | None = None) -> str:
+def mutate(
+    text: str, rng: random.Random, count: int | None = None,
+    mutations: list[Callable[[str, random.Random], str]] | None = None,
+) -> str:
     """Apply one to four random mutations (one that makes the text too large is skipped)."""
     for _ in range(count if count is not None else rng.randrange(1, 5)):
-        mutated = rng.choice(MUTATIONS)(text, rng)
+        mutated = rng.choice(mutations or MUTATIONS)(text, rng)
         if len(mutated) <= MAX_TEXT:
             text = mutated
     return text
