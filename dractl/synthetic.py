@@ -7,14 +7,21 @@ DeviceClass and the claim `default/four-h100` (4 H100 with at least 64Gi on one 
 thirds of the nodes can take it). Without `busy`, the cluster that the upstream allocator's
 benchmark generator (`bigcluster.py N D NET` beside the oracle binary) writes, so that the
 upstream binary and dractl read one file. With `busy`, gpu-0 of every H100 node is in use by a
-claim of its own (`default/busy-<n>`), so that no two H100 nodes read alike.
+claim of its own (`default/busy-<n>`), so that no two H100 nodes read alike. With `pod`, the
+cluster as a real GPU cluster has it: every Node with the status a kubelet reports (allocatable
+cpu, memory and pods; conditions, addresses, images, nodeInfo) and tainted
+`nvidia.com/gpu=present:NoSchedule` as GPU nodes are, and a Pod (`default/trainer`, `POD`) that
+uses the claim, requests cpu and memory and tolerates that taint: it fits on the nodes that can
+take the claim, as the claim alone did. (The upstream allocator reads neither Pods nor taints:
+its answer per node is the same as for the cluster without `pod`.)
 
 `kubectl_dump(objects)`: the same objects as `kubectl get nodes,resourceslices,deviceclasses,
-resourceclaims -A -o yaml` (or `-o json`) returns them: one `kind: List` whose items carry what
+resourceclaims,pods -A -o yaml` (or `-o json`) returns them: one `kind: List` whose items carry what
 the apiserver adds (uid, resourceVersion, creationTimestamp, managedFields) and, for Nodes, the
-labels, annotations and status of a real node (conditions, addresses, capacity, images).
+labels, annotations and status of a real node (conditions, addresses, capacity, images), for
+Pods the fields the apiserver defaults and a Pending status.
 
-Run `python -m dractl.synthetic N D [NET] [--busy] [--kubectl yaml|json]` to write one to stdout.
+Run `python -m dractl.synthetic N D [NET] [--busy] [--pod] [--kubectl yaml|json]` to write one to stdout.
 Nothing here imports the rest of dractl.
 """
 
@@ -28,9 +35,12 @@ from typing import Any
 
 DRIVER = "gpu.example.com"
 CLAIM = "default/four-h100"
+POD = "default/trainer"
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 
-def cluster(nodes: int, gpus: int = 8, network: int = 0, *, busy: bool = False) -> list[dict[str, Any]]:
+def cluster(nodes: int, gpus: int = 8, network: int = 0, *, busy: bool = False,
+            pod: bool = False) -> list[dict[str, Any]]:
     docs: list[dict[str, Any]] = [{
         "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
@@ -49,7 +59,13 @@ def cluster(nodes: int, gpus: int = 8, network: int = 0, *, busy: bool = False) 
             "spec": {"driver": DRIVER, "nodeName": f"node-{n}",
                      "pool": {"name": f"node-{n}", "generation": 1, "resourceSliceCount": 1}, "devices": devices},
         })
-        docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{n}", "labels": {"zone": f"z{n % 4}"}}})
+        node: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
+                                "metadata": {"name": f"node-{n}", "labels": {"zone": f"z{n % 4}"}}}
+        if pod:
+            node["spec"] = {"taints": [dict(GPU_TAINT)]}
+            # A machine ID with letters: one of digits only is a number to Go's YAML reader.
+            node["status"] = _node_status(n, uuid.UUID(int=n + (0xFEED << 112)).hex)
+        docs.append(node)
         if busy and not a100:
             docs.append({
                 "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
@@ -79,7 +95,27 @@ def cluster(nodes: int, gpus: int = 8, network: int = 0, *, busy: bool = False) 
             "constraints": [{"requests": ["gpus"], "matchAttribute": f"{DRIVER}/pcieRoot"}],
         }},
     })
+    if pod:
+        docs.append(_pod())
     return docs
+
+
+def _pod() -> dict[str, Any]:
+    """A training Pod as its author writes it: the claim, cpu and memory, and the toleration
+    of the GPU nodes' taint."""
+    namespace, name = POD.split("/")
+    return {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
+        "spec": {
+            "containers": [{
+                "name": "trainer", "image": "registry.example.com/ml/trainer:v1.0",
+                "resources": {"requests": {"cpu": "16", "memory": "128Gi"}, "limits": {"memory": "128Gi"},
+                              "claims": [{"name": "gpus"}]},
+            }],
+            "resourceClaims": [{"name": "gpus", "resourceClaimName": CLAIM.split("/")[1]}],
+            "tolerations": [{"key": GPU_TAINT["key"], "operator": "Exists", "effect": GPU_TAINT["effect"]}],
+        },
+    }
 
 
 _TIME = "2026-11-02T09:14:27Z"
@@ -105,7 +141,7 @@ def _fields(owner: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _node_status(index: int) -> dict[str, Any]:
+def _node_status(index: int, machine_id: str | None = None) -> dict[str, Any]:
     conditions = [
         {"lastHeartbeatTime": _TIME, "lastTransitionTime": _TIME, "message": message, "reason": reason,
          "status": status, "type": kind}
@@ -127,9 +163,35 @@ def _node_status(index: int) -> dict[str, Any]:
                     "sizeBytes": size} for i, (name, size) in enumerate(_IMAGES)],
         "nodeInfo": {"architecture": "amd64", "bootID": str(uuid.UUID(int=index + 1)),
                      "containerRuntimeVersion": "containerd://2.1.4", "kernelVersion": "6.8.0-1030",
-                     "kubeProxyVersion": "", "kubeletVersion": "v1.36.0", "machineID": uuid.UUID(int=index + 2).hex,
+                     "kubeProxyVersion": "", "kubeletVersion": "v1.36.0", "machineID": machine_id or uuid.UUID(int=index + 2).hex,
                      "operatingSystem": "linux", "osImage": "Ubuntu 24.04.3 LTS",
                      "systemUUID": str(uuid.UUID(int=index + 3))},
+    }
+
+
+_MANAGERS = {"Node": "kubelet", "Pod": "kubectl-client-side-apply"}
+
+
+def _pod_as_stored(item: dict[str, Any]) -> None:
+    """What the apiserver adds to a Pod (defaults, the tolerations of DefaultTolerationSeconds)
+    and the status the scheduler leaves on one it could not place."""
+    spec = item["spec"]
+    for container in spec.get("containers", []):
+        container.setdefault("imagePullPolicy", "IfNotPresent")
+        container.setdefault("terminationMessagePath", "/dev/termination-log")
+        container.setdefault("terminationMessagePolicy", "File")
+    spec.update({
+        "dnsPolicy": "ClusterFirst", "enableServiceLinks": True, "preemptionPolicy": "PreemptLowerPriority",
+        "priority": 0, "restartPolicy": "Always", "schedulerName": "default-scheduler", "securityContext": {},
+        "serviceAccount": "default", "serviceAccountName": "default", "terminationGracePeriodSeconds": 30,
+        "tolerations": [*spec.get("tolerations", []), *(
+            {"effect": "NoExecute", "key": f"node.kubernetes.io/{key}", "operator": "Exists", "tolerationSeconds": 300}
+            for key in ("not-ready", "unreachable"))],
+    })
+    item["status"] = {
+        "conditions": [{"lastProbeTime": None, "lastTransitionTime": _TIME, "message": "0/1 nodes are available",
+                        "reason": "Unschedulable", "status": "False", "type": "PodScheduled"}],
+        "phase": "Pending", "qosClass": "Burstable",
     }
 
 
@@ -147,19 +209,23 @@ def kubectl_dump(objects: list[dict[str, Any]]) -> dict[str, Any]:
             }
             metadata["annotations"] = {"node.alpha.kubernetes.io/ttl": "0",
                                        "volumes.kubernetes.io/controller-managed-attach-detach": "true"}
-            item["spec"] = {"podCIDR": f"10.244.{index % 256}.0/24", "providerID": f"cloud://region-1/{name}"}
-            item["status"] = _node_status(index)
+            item["spec"] = {"podCIDR": f"10.244.{index % 256}.0/24", "providerID": f"cloud://region-1/{name}",
+                            **item.get("spec", {})}
+            item.setdefault("status", _node_status(index))
+        elif item["kind"] == "Pod":
+            _pod_as_stored(item)
         metadata.update({"creationTimestamp": _TIME, "resourceVersion": str(100_000 + index),
                          "uid": str(uuid.UUID(int=index + 7))})
         owned = {key: value for key, value in item.items() if key not in ("apiVersion", "kind", "status")}
         metadata["managedFields"] = [{
             "apiVersion": item["apiVersion"], "fieldsType": "FieldsV1", "fieldsV1": _fields(owned),
-            "manager": "kubelet" if item["kind"] == "Node" else "dra-driver", "operation": "Update", "time": _TIME,
+            "manager": _MANAGERS.get(item["kind"], "dra-driver"), "operation": "Update", "time": _TIME,
         }]
-        if item["kind"] == "Node":
+        if item["kind"] in ("Node", "Pod"):
             metadata["managedFields"].append({
                 "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": _fields(item["status"])},
-                "manager": "kubelet", "operation": "Update", "subresource": "status", "time": _TIME,
+                "manager": "kubelet" if item["kind"] == "Node" else "kube-scheduler", "operation": "Update",
+                "subresource": "status", "time": _TIME,
             })
         items.append(item)
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
@@ -182,10 +248,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", type=int, nargs="+", metavar="N D [NET]")
     parser.add_argument("--busy", action="store_true", help="gpu-0 of every H100 node in use")
+    parser.add_argument("--pod", action="store_true",
+                        help="Nodes with status and the GPU taint, and a Pod that uses the claim and tolerates it")
     parser.add_argument("--kubectl", choices=("yaml", "json"), help="as kubectl get -A -o yaml|json writes it")
     args = parser.parse_args()
     nodes, gpus, network = (args.sizes + [1000, 8, 0][len(args.sizes):])[:3]
-    write(cluster(nodes, gpus, network, busy=args.busy), sys.stdout, args.kubectl)
+    write(cluster(nodes, gpus, network, busy=args.busy, pod=args.pod), sys.stdout, args.kubectl)
 
 
 if __name__ == "__main__":

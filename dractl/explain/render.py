@@ -246,6 +246,7 @@ def node_data(result: NodeResult, unit: UnitResult, verbose: bool) -> dict[str, 
         "timedOut": result.timed_out,
         "allocations": allocations_data(unit.unit.claims, result),
         "orderAmbiguous": bool(outcome and outcome.order_ambiguous),
+        "notes": list(getattr(outcome, "notes", None) or []) if outcome is not None else [],
         "explanation": _node_explanation(outcome.trace, verbose)
         if outcome is not None and outcome.trace is not None
         else None,
@@ -596,6 +597,8 @@ def node_text(result: NodeResult, unit: UnitResult, verbose: bool) -> Iterator[s
             "  [yellow]note:[/] the scheduler visits pools in an unspecified order here and may "
             "pick other, equally valid devices"
         )
+    for note in getattr(outcome, "notes", None) or []:
+        yield f"  [yellow]note:[/] {escape(note)}"
     for pool in trace.pools:
         if pool.status != "ok":
             reason = f": {pool.invalid_reason}" if pool.invalid_reason else ""
