@@ -174,9 +174,10 @@ class UnitResult(Record):
         # The extended-resource claim for the selected node, its request mappings and allocation.
         self.special: tuple[dict[str, Any], list[dict[str, str]], dict[str, Any] | None] | None = None
         if attempt is not None:
-            self._conclude(attempt)
+            self.conclude(attempt)
 
-    def _conclude(self, attempt: Attempt) -> None:
+    def conclude(self, attempt: Attempt) -> None:
+        """The scheduler's verdict over the unit's nodes (again after a node was searched anew)."""
         statuses = {n.node: n.scheduler for n in self.nodes if n.scheduler is not None}
         feasible = [n.node for n in self.ordered() if n.allocated]
         scores = {n.node: n.score for n in self.nodes if n.allocated}
@@ -388,10 +389,10 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
         workload = workload_for(unit, settings.replicas, nodes, notes, replica[1] if replica else None, focus_option)
         if workload is not None:
             workloads.append(place(workload, allocator, nodes, evaluate, settings.placement, on_placed))
-            for result in (workloads[-1].explained,):
-                if result is not None and result.unit.pod is not None:
-                    result.attempt = attempt_for(result.unit, True)
-                    result._conclude(result.attempt)
+            explained = workloads[-1].explained
+            if explained is not None and explained.unit.pod is not None:
+                explained.attempt = attempt_for(explained.unit, True)
+                explained.conclude(explained.attempt)
             continue
         attempt = attempt_for(unit, True) if unit.pod is not None else None
         if _forks(settings, nodes) and (attempt is None or attempt.runs):
@@ -402,7 +403,7 @@ def explain(workspace: Workspace, settings: ExplainSettings) -> Explanation:
                 # the extended-resource claim's allocation.
                 (again,) = evaluate(unit, [n for n in nodes if n.name == selected])
                 result.nodes = [again if n.node == selected else n for n in result.nodes]
-                result._conclude(attempt)
+                result.conclude(attempt)
             results.append(result)
         else:
             results.append(UnitResult(unit, evaluate(unit, nodes), attempt))
