@@ -58,14 +58,70 @@ class ObjectRef(Record):
         self.api_version = api_version
 
 
+class Applicability(enum.StrEnum):
+    """Whether ``dractl lint --fix`` applies a fix by default (``safe``: the file then says what
+    its author evidently meant) or only with ``--unsafe-fixes`` (``unsafe``: the fix changes what
+    the cluster grants or selects)."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+class TextEdit(Record):
+    """Replace the text from (``line``, ``column``) up to, not including, (``end_line``,
+    ``end_column``) with ``content``; 1-based lines of the file's original text (split at
+    ``\n``), columns in code points, as :class:`Position`. Equal start and end: an insertion."""
+
+    __slots__ = ("column", "content", "end_column", "end_line", "line")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self, line: int, column: int, end_line: int, end_column: int, content: str
+    ) -> None:
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.content = content
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "content": self.content,
+            "location": {"line": self.line, "column": self.column},
+            "end_location": {"line": self.end_line, "column": self.end_column},
+        }
+
+
+class Fix(Record):
+    """A mechanical fix of a finding: edits of the finding's own file, applied together."""
+
+    __slots__ = ("applicability", "edits", "title")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self, title: str, applicability: Applicability, edits: tuple[TextEdit, ...]
+    ) -> None:
+        self.title = title  # what the fix does, as a code action names it
+        self.applicability = applicability
+        self.edits = edits
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "applicability": self.applicability.value,
+            "message": self.title,
+            "edits": [edit.to_json() for edit in self.edits],
+        }
+
+
 class Diagnostic(Record):
     """A finding: a rule, where it is, and what the apiserver would say.
 
     ``field`` is the apiserver's field path (v1 shape, as the apiserver prints it) and ``type`` its
     error type (``Required value``, ``Invalid value``, ...), when the finding corresponds to one.
+    ``fix``: edits of the diagnostic's file that remove it, when its intent is certain.
     """
 
-    __slots__ = ("field", "hint", "message", "obj", "position", "rule", "severity", "type")
+    __slots__ = ("field", "fix", "hint", "message", "obj", "position", "rule", "severity", "type")
     __hash__ = Record.value_hash
 
     def __init__(
@@ -78,6 +134,7 @@ class Diagnostic(Record):
         type: str | None = None,
         obj: ObjectRef | None = None,
         hint: str | None = None,
+        fix: Fix | None = None,
     ) -> None:
         self.rule = rule
         self.severity = severity
@@ -87,6 +144,7 @@ class Diagnostic(Record):
         self.type = type
         self.obj = ObjectRef() if obj is None else obj
         self.hint = hint
+        self.fix = fix
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         pos = self.position
@@ -110,4 +168,5 @@ class Diagnostic(Record):
             "namespace": self.obj.namespace,
             "apiVersion": self.obj.api_version,
             "hint": self.hint,
+            "fix": self.fix.to_json() if self.fix is not None else None,
         }

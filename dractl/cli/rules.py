@@ -18,7 +18,7 @@ List the lint rules, or print the documentation of one rule.
 
 EPILOG = """
 Examples:
-  dractl rules                  # every rule: ID, name, severity, summary
+  dractl rules                  # every rule: ID, name, severity, fix, summary
   dractl rules DRA2             # the CEL rules (an ID prefix)
   dractl rules DRA101           # one rule's documentation
   dractl rules invalid-object-metadata    # the same rule, by name
@@ -30,11 +30,17 @@ Exit codes: 0 printed, 2 no rule has that ID, prefix or name.
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "rule", metavar="RULE", nargs="?",
+        "rule",
+        metavar="RULE",
+        nargs="?",
         help="A rule ID (DRA101), ID prefix (DRA1) or rule name.",
     )
     parser.add_argument(
-        "-f", "--format", metavar="FORMAT", choices=("text", "json"), default="text",
+        "-f",
+        "--format",
+        metavar="FORMAT",
+        choices=("text", "json"),
+        default="text",
         help="Output format: text or json.",
     )
     add_color(parser)
@@ -64,13 +70,19 @@ def run(args: argparse.Namespace) -> int:
             return 0
         chosen = [r for r in every if r.id.startswith(wanted.upper())]
         if not chosen:
-            raise UsageError(f"no rule has the ID, prefix or name {args.rule!r}; see `dractl rules`")
+            raise UsageError(
+                f"no rule has the ID, prefix or name {args.rule!r}; see `dractl rules`"
+            )
     if args.format == "json":
         _json([_entry(r) for r in chosen])
         return 0
     width = max(len(r.name) for r in chosen)
     for r in chosen:
-        sys.stdout.write(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+        # "safe" / "unsafe": lint --fix (with --unsafe-fixes) fixes what the rule finds
+        fix = r.fix.value if r.fix is not None else "-"
+        sys.stdout.write(
+            f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {fix:<6}  {r.summary}\n"
+        )
     return 0
 
 
@@ -86,6 +98,8 @@ def _entry(rule: Rule, *, with_doc: bool = False) -> dict[str, object]:
         "summary": rule.summary,
         "url": rule_url(rule),
     }
+    if rule.fix is not None:  # only rules with a fix have the key: "safe" or "unsafe"
+        entry["fix"] = rule.fix.value
     if with_doc:
         entry["doc"] = rule.doc
     return entry

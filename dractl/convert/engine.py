@@ -126,6 +126,23 @@ def convert_file(source: SourceFile, options: Options) -> FileConversion:
     return FileConversion(source, text, status, messages)
 
 
+def convert_document(document: Document, target: str = "v1") -> str | None:
+    """One document of a lint run (read without comments) converted to ``target`` as
+    ``dractl convert`` writes it: read again with its comments, which convert keeps. None when
+    convert would not write it (a field would be lost, or it cannot be rewritten). Lint's
+    version fixes and the editor's quick fixes use it."""
+    from dractl.load import Limits, load_source
+
+    file = document.file
+    source = SourceFile(file.path, document.text, file.format, real_path=file.real_path)
+    loaded = LoadResult()
+    load_source(source, Limits(), loaded, comments=True)
+    if loaded.failed or source.template:
+        return None
+    converted = convert_file(source, Options(target))
+    return converted.text if converted.status is Status.CONVERTED else None
+
+
 def _message(document: Document, finding: Finding) -> Message:
     return Message(finding.severity, document.position(finding.path), finding.message)
 

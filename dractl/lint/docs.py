@@ -47,6 +47,18 @@ def kinds_text(rule: Rule) -> str:
     return ", ".join(sorted(rule.kinds)) if rule.kinds else "all"
 
 
+# What a rule's fixability means, as its documentation says it.
+FIXES = {
+    "safe": "fix: safe (`dractl lint --fix`)",
+    "unsafe": "fix: unsafe (`dractl lint --fix --unsafe-fixes`)",
+}
+
+
+def fix_text(rule: Rule) -> str | None:
+    """``fix: safe (...)`` or ``fix: unsafe (...)``; None for a rule without a fix."""
+    return FIXES[rule.fix.value] if rule.fix is not None else None
+
+
 def rule_parts(rule: Rule) -> dict[str, str]:
     """The docstring's parts, example manifests dedented."""
     sections = doc_sections(rule.doc)
@@ -89,11 +101,12 @@ def _blocks(text: str) -> list[str]:
 def rule_markdown(rule: Rule, heading: str = "##") -> str:
     """One rule's section of docs/rules.md (also what ``dractl rules ID`` renders)."""
     parts = rule_parts(rule)
+    fix = fix_text(rule)
     out = [
         f"{heading} {rule.id}",
         "",
         f"**`{rule.name}`** · {rule.severity.value} · {SCOPES.get(rule.scope, rule.scope)}"
-        f" · kinds: {kinds_text(rule)}",
+        f" · kinds: {kinds_text(rule)}" + (f" · {fix}" if fix else ""),
         "",
         parts["summary"],
         "",
@@ -114,10 +127,11 @@ def rule_text(rule: Rule) -> str:
     """Plain text for a terminal without colour: the same content as the Markdown."""
     parts = rule_parts(rule)
     width = 100
+    fix = fix_text(rule)
     out = [
         f"{rule.id} {rule.name}",
         f"severity: {rule.severity.value}; {SCOPES.get(rule.scope, rule.scope)}; "
-        f"kinds: {kinds_text(rule)}",
+        f"kinds: {kinds_text(rule)}" + (f"; {fix.replace('`', '')}" if fix else ""),
         "",
         parts["summary"],
     ]
@@ -154,18 +168,29 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
         "Severities: **error**, the apiserver (or kubectl) would reject the object or the input;",
         "**warning**, accepted but most likely not what the author meant; **info**, worth knowing.",
         "",
+        "Fixes: `dractl lint --fix` applies the **safe** fixes of the rules that have one, where",
+        "the intent of a finding is certain (`--diff` shows them without writing);",
+        "**unsafe** fixes, which change what the cluster grants or selects, only with",
+        "`--unsafe-fixes`. See [lint.md](lint.md#fixes).",
+        "",
     ]
     out += ["## Index", ""]
     by_family: dict[str, list[Rule]] = {}
     for rule in rules:
         by_family.setdefault(family(rule.id), []).append(rule)
     for name, members in by_family.items():
-        out += [f"### {name}", "", "| ID | name | severity | summary |", "|---|---|---|---|"]
+        out += [
+            f"### {name}",
+            "",
+            "| ID | name | severity | fix | summary |",
+            "|---|---|---|---|---|",
+        ]
         for rule in members:
             summary = rule.summary.replace("|", "\\|")
+            fix = rule.fix.value if rule.fix is not None else ""
             out.append(
                 f"| [{rule.id}](#{rule.id.lower()}) | `{rule.name}` | "
-                f"{rule.severity.value} | {summary} |"
+                f"{rule.severity.value} | {fix} | {summary} |"
             )
         out.append("")
     for rule in rules:

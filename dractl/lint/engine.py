@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dractl.api.defaults import apply_defaults
@@ -10,13 +11,19 @@ from dractl.api.model import ApiObject, build_all
 from dractl.api.paths import format_path
 from dractl.api.releases import Features
 from dractl.api.workspace import Workspace
-from dractl.diagnostics import Diagnostic, ObjectRef, Position, Severity
+from dractl.diagnostics import Diagnostic, Fix, ObjectRef, Position, Severity
 from dractl.lint.registry import REGISTRY, Rule, all_rules
 from dractl.load import LoadResult
 from dractl.records import Record
 
 if TYPE_CHECKING:
     from dractl.lint.config import PathPattern
+    from dractl.load import Document
+
+# A document's text converted to resource.k8s.io/v1 by `dractl convert`'s machinery, or None when
+# the conversion would lose a field or cannot be done. lint cannot import convert (they stand
+# side by side), so a caller that wants conversion fixes passes one to :func:`lint`.
+DocumentConverter = Callable[["Document"], "str | None"]
 
 
 class Finding(Record):
@@ -24,10 +31,23 @@ class Finding(Record):
 
     ``path`` is a v1 path inside ``obj.data`` (the position of the author's key is looked up from
     it); ``field``/``type`` are the apiserver's field path and error type when the finding is one
-    the apiserver would report (``field`` defaults to the printed ``path``).
+    the apiserver would report (``field`` defaults to the printed ``path``). ``fix``: edits of
+    the finding's file that remove it, only when the rule is registered with a fix of that
+    applicability.
     """
 
-    __slots__ = ("field", "hint", "message", "obj", "path", "position", "rule", "severity", "type")
+    __slots__ = (
+        "field",
+        "fix",
+        "hint",
+        "message",
+        "obj",
+        "path",
+        "position",
+        "rule",
+        "severity",
+        "type",
+    )
 
     def __init__(
         self,
@@ -40,6 +60,7 @@ class Finding(Record):
         position: Position | None = None,
         obj: ApiObject | None = None,
         rule: str | None = None,
+        fix: Fix | None = None,
     ) -> None:
         self.message = message
         self.path = path
@@ -50,6 +71,7 @@ class Finding(Record):
         self.position = position
         self.obj = obj
         self.rule = rule  # another registered rule of the same module
+        self.fix = fix
 
 
 class Settings(Record):
@@ -96,12 +118,18 @@ class Settings(Record):
 
 
 class LintContext:
-    """What a rule may look at: the settings, the whole workspace and a per-run cache."""
+    """What a rule may look at: the settings, the whole workspace and a per-run cache.
 
-    def __init__(self, workspace: Workspace, settings: Settings) -> None:
+    ``converter``: how a document is converted to v1, when the caller wants conversion fixes
+    (rereading a document with its comments costs about as much as linting it)."""
+
+    def __init__(
+        self, workspace: Workspace, settings: Settings, converter: DocumentConverter | None = None
+    ) -> None:
         self.workspace = workspace
         self.settings = settings
         self.features = settings.features
+        self.converter = converter
         self.cache: dict[Any, Any] = {}
         self._defaulted: dict[int, dict[str, Any]] = {}
 
@@ -114,7 +142,19 @@ class LintContext:
 
 
 class LintResult(Record):
-    __slots__ = ("diagnostics", "files", "input_failed", "objects")
+    """The diagnostics of a run and what it read. ``unsafe_fixes``: whether the run counts unsafe
+    fixes as applicable (``--unsafe-fixes``); ``fixed`` and ``fixed_files``: how many findings
+    ``--fix`` fixed, in how many files (None when the run fixed nothing: no ``--fix``)."""
+
+    __slots__ = (
+        "diagnostics",
+        "files",
+        "fixed",
+        "fixed_files",
+        "input_failed",
+        "objects",
+        "unsafe_fixes",
+    )
 
     def __init__(
         self,
@@ -122,11 +162,18 @@ class LintResult(Record):
         files: int,
         objects: int,
         input_failed: bool,
+        *,
+        unsafe_fixes: bool = False,
+        fixed: int | None = None,
+        fixed_files: int = 0,
     ) -> None:
         self.diagnostics = diagnostics
         self.files = files
         self.objects = objects
         self.input_failed = input_failed
+        self.unsafe_fixes = unsafe_fixes
+        self.fixed = fixed
+        self.fixed_files = fixed_files
 
     @property
     def summary(self) -> dict[str, int]:
@@ -143,10 +190,17 @@ class LintResult(Record):
 
 
 def lint(
-    loaded: LoadResult, settings: Settings, context: LoadResult | None = None, *, jobs: int = 1
+    loaded: LoadResult,
+    settings: Settings,
+    context: LoadResult | None = None,
+    *,
+    jobs: int = 1,
+    converter: DocumentConverter | None = None,
 ) -> LintResult:
     """Run every enabled rule; ``jobs`` > 1 spreads per-object rules over processes when it
-    pays (see :mod:`dractl.lint.parallel`), with the same diagnostics in the same order."""
+    pays (see :mod:`dractl.lint.parallel`), with the same diagnostics in the same order.
+    ``converter``: findings of deprecated API versions get a fix that converts their document
+    (only ``--fix`` and ``--diff`` ask for it: see :class:`LintContext`)."""
     from dractl.lint.parallel import map_slices
 
     objects = build_all(loaded.objects)
@@ -158,7 +212,7 @@ def lint(
     if context:
         apply_namespaces(context_objects, context)
     workspace = Workspace(objects, context_objects)
-    ctx = LintContext(workspace, settings)
+    ctx = LintContext(workspace, settings, converter)
     # An input that cannot be read is never selected away: its objects were not checked at all.
     diagnostics: list[Diagnostic] = [
         _with_severity(d, settings)
@@ -197,6 +251,8 @@ def lint(
     from dractl.lint.suppression import apply_suppressions
 
     diagnostics = apply_suppressions(diagnostics, loaded, settings)
+    if any(d.fix is not None for d in diagnostics):
+        diagnostics = _without_fixes_outside(diagnostics, fixable_files(loaded))
     diagnostics.sort(key=Diagnostic.sort_key)
     return LintResult(
         diagnostics=diagnostics,
@@ -209,6 +265,43 @@ def lint(
 # What the loader reports when a document cannot be read (syntax, duplicate keys, limits): the
 # rules that make LoadResult.failed, and the exit code 2.
 INPUT_ERRORS = frozenset(("DRA001", "DRA002", "DRA005"))
+# A file with one of these is not read whole (or is a template, DRA003): what a fix would
+# change in it is not known, so it is never fixed.
+NOT_READ_WHOLE = INPUT_ERRORS | {"DRA003"}
+# Line breaks other than \n and \r\n: the YAML parser counts lines at them, fixes' edits do not.
+_OTHER_BREAKS_RE = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def fixable_files(loaded: LoadResult) -> set[str]:
+    """Paths of the files a fix may edit: read whole, not templates, named once."""
+    paths = [source.path for source in loaded.files]
+    broken = {
+        d.position.file
+        for d in loaded.diagnostics
+        if d.rule in NOT_READ_WHOLE and d.position is not None
+    }
+    return {
+        source.path
+        for source in loaded.files
+        if source.kubernetes
+        and not source.template
+        and source.path not in broken
+        and paths.count(source.path) == 1
+        and not _OTHER_BREAKS_RE.search(source.text)
+        and all(document.error is None for document in source.documents)
+    }
+
+
+def _without_fixes_outside(diagnostics: list[Diagnostic], fixable: set[str]) -> list[Diagnostic]:
+    """The diagnostics, those of files no fix may edit without their fix (none is offered)."""
+    from dractl.records import replace
+
+    return [
+        d
+        if d.fix is None or (d.position is not None and d.position.file in fixable)
+        else replace(d, fix=None)
+        for d in diagnostics
+    ]
 
 
 def _with_severity(d: Diagnostic, settings: Settings) -> Diagnostic:
@@ -229,9 +322,15 @@ def _diagnostic(
             raise ValueError(f"rule {rule_.id} reported unregistered rule {finding.rule}")
         if not settings.enabled(rule_id):
             return
-        default_severity = REGISTRY[rule_id].severity
+        reporting = REGISTRY[rule_id]
     else:
-        default_severity = rule_.severity
+        reporting = rule_
+    default_severity = reporting.severity
+    if finding.fix is not None and finding.fix.applicability != reporting.fix:
+        raise ValueError(
+            f"rule {rule_id} reported a {finding.fix.applicability} fix but is registered "
+            f"with fix={reporting.fix}"
+        )
     severity = settings.severity_overrides.get(rule_id, finding.severity or default_severity)
     position = finding.position
     if position is None and obj is not None:
@@ -248,4 +347,5 @@ def _diagnostic(
         type=finding.type,
         obj=obj.ref if obj is not None else ObjectRef(),
         hint=finding.hint,
+        fix=finding.fix,
     )

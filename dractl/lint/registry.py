@@ -9,6 +9,10 @@ rest has these sections, each a line of its own ending in a colon::
     Good:       the same manifest fixed
     Upstream:   optional: the upstream source the rule follows
 
+A rule that can fix what it finds says so with ``fix=``: ``safe`` (``dractl lint --fix``
+applies it) or ``unsafe`` (only with ``--unsafe-fixes``: the fix changes what the cluster grants or
+selects). Each finding then carries its own fix, or none where the intent is not certain.
+
 Scopes: ``object`` rules are called once per object of their ``kinds``; ``set`` rules once per run
 with the whole workspace (cross-object checks; they set ``Finding.obj``); ``loader`` rules are
 emitted while reading input and ``engine`` rules by the engine itself (suppression bookkeeping);
@@ -21,7 +25,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from dractl.diagnostics import Severity
+from dractl.diagnostics import Applicability, Severity
 from dractl.records import Record
 
 if TYPE_CHECKING:
@@ -33,7 +37,7 @@ SECTIONS = ("Why", "Bad", "Good", "Upstream")
 class Rule(Record):
     """A registered rule; ``docstring`` is its function's, as written (``doc`` is it dedented)."""
 
-    __slots__ = ("check", "docstring", "id", "kinds", "module", "name", "scope", "severity")
+    __slots__ = ("check", "docstring", "fix", "id", "kinds", "module", "name", "scope", "severity")
     __hash__ = Record.value_hash
 
     def __init__(
@@ -46,6 +50,7 @@ class Rule(Record):
         docstring: str,
         check: Callable[..., Iterable[Finding]] | None,
         module: str,
+        fix: Applicability | None = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -55,6 +60,7 @@ class Rule(Record):
         self.docstring = docstring
         self.check = check
         self.module = module
+        self.fix = fix  # whether findings may carry a fix, and how safe it is
 
     @property
     def doc(self) -> str:
@@ -78,6 +84,7 @@ def rule(
     *,
     kinds: Iterable[str] | None = None,
     scope: str = "object",
+    fix: Applicability | str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a rule implemented by the decorated function (its docstring is its doc)."""
 
@@ -92,6 +99,7 @@ def rule(
                 docstring=func.__doc__ or "",
                 check=None if scope in ("loader", "engine") else func,
                 module=func.__module__,
+                fix=Applicability(fix) if fix is not None else None,
             )
         )
         return func

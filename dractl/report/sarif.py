@@ -2,7 +2,9 @@
 
 ``tool.driver.rules`` lists every registered rule with its documentation; each result points at
 its rule by ID and index, carries the file region (1-based line and column, Unicode code points)
-and, as properties, the apiserver field path and error type and the object it is about.
+and, as properties, the apiserver field path and error type and the object it is about. A
+finding with a fix carries it as SARIF ``fixes`` (its applicability, ``safe`` or ``unsafe``, as
+a property).
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from urllib.parse import quote
 from dractl import __version__
 
 if TYPE_CHECKING:
-    from dractl.diagnostics import Diagnostic
+    from dractl.diagnostics import Diagnostic, Fix
     from dractl.lint.engine import LintResult
     from dractl.lint.registry import Rule
     from dractl.report import ReportContext
 
-SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 INFORMATION_URI = "https://github.com/dractl/dractl"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 SRCROOT = "SRCROOT"
@@ -102,6 +106,9 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         ]
     if location:
         out["locations"] = [location]
+    if d.fix is not None and "physicalLocation" in location:
+        assert d.position is not None
+        out["fixes"] = [_fix(d.fix, d.position.file)]
     properties = {
         key: value
         for key, value in (
@@ -117,6 +124,28 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     if properties:
         out["properties"] = properties
     return out
+
+
+def _fix(fix: Fix, path: str) -> dict[str, Any]:
+    """SARIF's fix: the replacements in the result's file (regions end one column after their
+    last character, as the edits do)."""
+    replacements = [
+        {
+            "deletedRegion": {
+                "startLine": edit.line,
+                "startColumn": edit.column,
+                "endLine": edit.end_line,
+                "endColumn": edit.end_column,
+            },
+            "insertedContent": {"text": edit.content},
+        }
+        for edit in fix.edits
+    ]
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [{"artifactLocation": _artifact(path), "replacements": replacements}],
+        "properties": {"applicability": fix.applicability.value},
+    }
 
 
 def _artifact(path: str) -> dict[str, str]:

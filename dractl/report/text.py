@@ -2,7 +2,9 @@
 
 The frame shows the source line with the offending token underlined (like ruff and rustc), the
 apiserver's field path and error type, and the hint. Colour uses plain ANSI escapes, only when
-the report context asks for it (a terminal, ``--color``, ``NO_COLOR``).
+the report context asks for it (a terminal, ``--color``, ``NO_COLOR``). As ruff's, a header
+marks a finding ``--fix`` would fix with ``[*]``, and lines after the summary say how many were
+fixed and how many ``--fix`` (or ``--unsafe-fixes``) would fix.
 """
 
 from __future__ import annotations
@@ -44,18 +46,49 @@ def report(result: LintResult, ctx: ReportContext, out: IO[str]) -> None:
     for diagnostic in result.diagnostics:
         if errors_only:
             if diagnostic.severity.value == "error":
-                out.write(_header(diagnostic, paint) + "\n")
+                out.write(_header(diagnostic, paint, result.unsafe_fixes) + "\n")
             continue
-        out.write(render(diagnostic, ctx, paint))
+        out.write(render(diagnostic, ctx, paint, unsafe_fixes=result.unsafe_fixes))
     summary = result.summary
     if not ctx.quiet or summary["errors"]:
         out.write(summary_line(summary, paint) + "\n")
+    if not ctx.quiet:
+        for line in fix_lines(result):
+            out.write(line + "\n")
 
 
-def render(diagnostic: Diagnostic, ctx: ReportContext, paint: _Painter | None = None) -> str:
+def fix_lines(result: LintResult) -> list[str]:
+    """What ``--fix`` did, and what it (or ``--unsafe-fixes``) would do with what is left."""
+    from dractl.lint.fix import count_fixes
+
+    lines = []
+    if result.fixed:
+        files = _count(result.fixed_files, "file")
+        lines.append(f"Fixed {_count(result.fixed, 'finding')} in {files}.")
+    counts = count_fixes(result.diagnostics, result.unsafe_fixes)
+    hidden = ""
+    if counts.hidden:
+        fixes = _count(counts.hidden, "hidden fix", plural="hidden fixes")
+        hidden = f"{fixes} can be enabled with the `--unsafe-fixes` option"
+    if counts.applicable:
+        option = "`--fix --unsafe-fixes` options" if result.unsafe_fixes else "`--fix` option"
+        tail = f" ({hidden})" if hidden else ""
+        lines.append(f"[*] {counts.applicable} fixable with the {option}{tail}.")
+    elif hidden:
+        lines.append(f"No fixes available ({hidden}).")
+    return lines
+
+
+def render(
+    diagnostic: Diagnostic,
+    ctx: ReportContext,
+    paint: _Painter | None = None,
+    *,
+    unsafe_fixes: bool = False,
+) -> str:
     """One diagnostic: header, code frame, field and help lines, then a blank line."""
     paint = paint or _Painter(False)
-    lines = [_header(diagnostic, paint)]
+    lines = [_header(diagnostic, paint, unsafe_fixes)]
     position = diagnostic.position
     source = ctx.line(position.file, position.line) if position is not None else None
     notes = []
@@ -70,7 +103,10 @@ def render(diagnostic: Diagnostic, ctx: ReportContext, paint: _Painter | None = 
         shown, column = _window(source.expandtabs(1), position.column)
         width = token_width(shown, column)
         # escapes are wider than the characters they show: the underline moves with them
-        before, token = visible(shown[: column - 1]), visible(shown[column - 1 : column - 1 + width])
+        before, token = (
+            visible(shown[: column - 1]),
+            visible(shown[column - 1 : column - 1 + width]),
+        )
         shown = before + token + visible(shown[column - 1 + width :])
         underline = " " * len(before) + "^" * max(len(token), 1)
         lines.append(f"{pad} {bar}")
@@ -82,11 +118,15 @@ def render(diagnostic: Diagnostic, ctx: ReportContext, paint: _Painter | None = 
     return "\n".join(lines) + "\n\n"
 
 
-def _header(d: Diagnostic, paint: _Painter) -> str:
+def _header(d: Diagnostic, paint: _Painter, unsafe_fixes: bool = False) -> str:
+    from dractl.lint.fix import wanted
+
     where = visible(str(d.position), one_line=True) if d.position else "<input>"
     severity = d.severity.value
     message = visible(d.message)
-    return f"{paint('bold', where)}: {paint(severity, severity)} {paint('dim', d.rule)} {message}"
+    fixable = f"{paint('help', '[*]')} " if wanted(d, unsafe_fixes) else ""
+    rule = paint("dim", d.rule)
+    return f"{paint('bold', where)}: {paint(severity, severity)} {rule} {fixable}{message}"
 
 
 def summary_line(summary: dict[str, int], paint: _Painter | None = None) -> str:

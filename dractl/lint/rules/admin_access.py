@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from dractl.api.model import ApiObject
-from dractl.diagnostics import Severity
+from dractl.diagnostics import Applicability, Fix, Position, Severity, TextEdit
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.lint.rules._claims import top_requests
@@ -112,7 +112,13 @@ def admin_access_namespace_not_labelled(ctx: LintContext) -> Iterator[Finding]:
             )
 
 
-@rule("DRA311", "admin-access-label-wrong-key", Severity.WARNING, kinds=("Namespace",))
+@rule(
+    "DRA311",
+    "admin-access-label-wrong-key",
+    Severity.WARNING,
+    kinds=("Namespace",),
+    fix=Applicability.UNSAFE,
+)
 def admin_access_label_wrong_key(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """A Namespace carries `resource.k8s.io/admin-access`, a label the apiserver does not read.
 
@@ -120,7 +126,9 @@ def admin_access_label_wrong_key(obj: ApiObject, ctx: LintContext) -> Iterator[F
     Kubernetes 1.34 and later read the label `resource.kubernetes.io/admin-access`; the key
     `resource.k8s.io/admin-access` (read by 1.33, the first release that checked the namespace,
     and used by demos of that time) no longer grants admin access, so claims with
-    `adminAccess: true` in this namespace are rejected.
+    `adminAccess: true` in this namespace are rejected. `dractl lint --fix --unsafe-fixes`
+    renames the key when the namespace has no `resource.kubernetes.io/admin-access` label yet:
+    an unsafe fix, since the renamed label grants admin access to devices in use.
 
     Bad:
         apiVersion: v1
@@ -142,9 +150,32 @@ def admin_access_label_wrong_key(obj: ApiObject, ctx: LintContext) -> Iterator[F
     labels = _labels(obj.metadata.get("labels"))
     if OLD_LABEL not in labels or labels.get(LABEL) == "true":
         return
+    position = key_position(obj, ("metadata", "labels", OLD_LABEL))
     yield Finding(
         f'label "{OLD_LABEL}" does not grant admin access since Kubernetes 1.34; '
         f'use "{LABEL}: \\"true\\""',
         ("metadata", "labels", OLD_LABEL),
-        position=key_position(obj, ("metadata", "labels", OLD_LABEL)),
+        position=position,
+        # With both keys, which value was meant is not certain: no fix.
+        fix=None if LABEL in labels else _rename_fix(obj, position),
     )
+
+
+def _rename_fix(obj: ApiObject, position: Position) -> Fix | None:
+    """The old key renamed where it is written (plain or quoted, with the quotes kept)."""
+    document = obj.source.document
+    lines = document.text.split("\n")
+    index = position.line - 1 - document.start_line
+    if not 0 <= index < len(lines):
+        return None
+    text = lines[index][position.column - 1 :]
+    column = position.column
+    if text[:1] in ("'", '"'):
+        if not text.startswith(text[0] + OLD_LABEL + text[0]):
+            return None
+        column += 1
+    elif not text.startswith(OLD_LABEL) or text[len(OLD_LABEL) : len(OLD_LABEL) + 1] not in ":\t ":
+        return None
+    end = column + len(OLD_LABEL)
+    edit = TextEdit(position.line, column, position.line, end, LABEL)
+    return Fix(f"Rename the label to {LABEL}", Applicability.UNSAFE, (edit,))

@@ -9,18 +9,20 @@ apiserver would name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dractl.api.decoding import SchemaProblem, SchemaProblems, schema_problems
 from dractl.api.versions import KINDS
-from dractl.diagnostics import Severity
+from dractl.diagnostics import Applicability, Fix, Position, Severity, TextEdit
 from dractl.lint.engine import Finding
 from dractl.lint.registry import rule
 
 if TYPE_CHECKING:
     from dractl.api.model import ApiObject
     from dractl.lint.engine import LintContext
+    from dractl.load import Document
 
 
 def _problems(obj: ApiObject, ctx: LintContext) -> SchemaProblems:
@@ -29,15 +31,145 @@ def _problems(obj: ApiObject, ctx: LintContext) -> SchemaProblems:
     return schema_problems(obj, ctx.features.release)
 
 
-def _findings(problems: list[SchemaProblem]) -> Iterator[Finding]:
+def _findings(
+    problems: list[SchemaProblem], fixes: dict[Position, Fix] | None = None
+) -> Iterator[Finding]:
     for problem in problems:
-        yield Finding(problem.message, field=problem.field, position=problem.position, hint=problem.hint)
+        yield Finding(
+            problem.message,
+            field=problem.field,
+            position=problem.position,
+            hint=problem.hint,
+            fix=fixes.get(problem.position) if fixes else None,
+        )
+
+
+# --- fixes ------------------------------------------------------------------------------------
+
+
+INDENT = "  "
+_CEL_KEY_RE = re.compile(r"cel[ \t]*:[ \t]*(?:#.*)?\r?")
+
+
+def _indent_fixes(obj: ApiObject, problems: list[SchemaProblem]) -> dict[Position, Fix]:
+    """For each `expression:` written beside an empty `cel:` (the decoder's "did you mean to
+    indent expression under cel?"), the fix that indents it under `cel:`, by the position of its
+    key. Only block mappings of YAML files, where `cel:` has nothing after it and `expression`
+    is its next key, and only when the document then reads as the same object with the
+    expression moved under `cel`."""
+    document = obj.source.document
+    if document.file.format != "yaml" or not any(p.field.endswith("expression") for p in problems):
+        return {}
+    fixes: dict[Position, Fix] = {}
+
+    def visit(node: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(node, dict):
+            if "expression" in node and "cel" in node and node["cel"] is None:
+                found = _indent_under_cel(document, (*obj.source.base, *path))
+                if found is not None:
+                    fixes[found[0]] = found[1]
+            for key, value in node.items():
+                if isinstance(value, dict | list):
+                    visit(value, (*path, key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                if isinstance(value, dict | list):
+                    visit(value, (*path, index))
+
+    visit(obj.source.raw, ())
+    return fixes
+
+
+def _indent_under_cel(document: Document, path: tuple[Any, ...]) -> tuple[Position, Fix] | None:
+    """The position of the `expression` key of the mapping at ``path`` and the fix indenting it."""
+    marked = document.marked_node(path)
+    try:
+        cel_line, cel_column = marked.lc.key("cel")
+        line, column = marked.lc.key("expression")
+    except (AttributeError, KeyError, TypeError):
+        return None
+    keys = list(marked)
+    if (
+        column != cel_column
+        or line <= cel_line
+        or keys.index("expression") != keys.index("cel") + 1
+    ):
+        return None
+    lines = document.text.split("\n")
+    if not _CEL_KEY_RE.fullmatch(lines[cel_line][cel_column:]):
+        return None  # `cel: null`, `cel: ~`, `cel: {}`: not only an indentation slip
+    if any(_content(text) for text in lines[cel_line + 1 : line]):
+        return None
+    # The entry runs on while lines are blank or indented deeper than its key (a block scalar, a
+    # plain scalar that goes on); blank lines after it stay where they are.
+    last = line
+    for index in range(line + 1, len(lines)):
+        text = lines[index]
+        if not text.strip():
+            continue
+        if len(text) - len(text.lstrip(" ")) <= column:
+            break
+        last = index
+    moved = [i for i in range(line, last + 1) if lines[i].strip()]
+    fixed = "\n".join(INDENT + text if i in moved else text for i, text in enumerate(lines))
+    if not _reads_as_nested(document.text, fixed, path):
+        return None
+    first = document.start_line + 1
+    edits = tuple(TextEdit(first + i, 1, first + i, 1, INDENT) for i in moved)
+    position = Position(document.file.path, first + line, column + 1)
+    return position, Fix("Indent expression under cel", Applicability.SAFE, edits)
+
+
+def _content(line: str) -> bool:
+    """Whether a line holds more than blanks and a comment."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _reads_as_nested(before: str, after: str, path: tuple[Any, ...]) -> bool:
+    """Whether ``after`` reads as ``before`` with the mapping at ``path`` holding its
+    `expression` under `cel` (both read by libyaml: the edit moves text, never rewrites a
+    scalar, so one YAML reader judges both fairly)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        old = yaml.load(before, Loader=loader)
+        new = yaml.load(after, Loader=loader)
+        mapping = old
+        for part in path:
+            mapping = mapping[part]
+        mapping["cel"] = {"expression": mapping.pop("expression")}
+    # Whatever PyYAML refuses or reads otherwise than dractl's loader (keys, tags, values it
+    # cannot build): the move is not certain, so there is no fix, and lint goes on.
+    except Exception:
+        return False
+    return bool(old == new)
+
+
+def _quote_fixes(
+    obj: ApiObject, ctx: LintContext, problems: list[SchemaProblem]
+) -> dict[Position, Fix]:
+    """For YAML 1.1 booleans and numbers that stand where the schema wants a string, the fix
+    that quotes them, by their position."""
+    if not problems or not obj.source.document.yaml11:
+        return {}
+    from dractl.lint.rules.yaml11 import dra_field_kind, quote_fix, yaml11_scalars
+
+    wrong = {p.position for p in problems}
+    fixes = {}
+    for scalar in yaml11_scalars(obj):
+        if scalar.position in wrong and dra_field_kind(obj, scalar.path, ctx) == "string":
+            fix = quote_fix(obj, scalar)
+            if fix is not None:
+                fixes[scalar.position] = fix
+    return fixes
 
 
 # --- the rules ------------------------------------------------------------------------------------
 
 
-@rule("DRA010", "unknown-field", Severity.ERROR, kinds=KINDS)
+@rule("DRA010", "unknown-field", Severity.ERROR, kinds=KINDS, fix=Applicability.SAFE)
 def unknown_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """A field that the object's apiVersion does not have in the chosen release.
 
@@ -48,6 +180,8 @@ def unknown_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     a field indented at the wrong level, v1beta1 syntax in a v1 object (or the reverse), a
     field that only a newer Kubernetes release knows, and misspellings; the hint says which.
     The check reads the object in the version its author wrote, so the path is that version's.
+    `dractl lint --fix` indents an `expression:` written beside an empty `cel:` under it, the
+    one slip whose intent is certain.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -73,10 +207,11 @@ def unknown_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     k8s.io/apimachinery/pkg/runtime/serializer/json's strict decoder; the schemas are
     api/openapi-spec/v3 of kubernetes/kubernetes (see schemas/PROVENANCE.md).
     """
-    yield from _findings(_problems(obj, ctx).unknown)
+    unknown = _problems(obj, ctx).unknown
+    yield from _findings(unknown, _indent_fixes(obj, unknown))
 
 
-@rule("DRA011", "wrong-type", Severity.ERROR, kinds=KINDS)
+@rule("DRA011", "wrong-type", Severity.ERROR, kinds=KINDS, fix=Applicability.SAFE)
 def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """A value of the wrong JSON type: a string where a number belongs, a list for a mapping, ...
 
@@ -85,9 +220,10 @@ def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     `json: cannot unmarshal string into Go struct field ExactDeviceRequest.spec.devices.requests.exactly.count of type int64`,
     naming only the first such value; dractl names them all. A frequent cause is YAML 1.1:
     kubectl reads unquoted `yes`, `no`, `on`, `off`, `y`, `n` as booleans and `010` as an
-    octal number, so `nodeName: n` is the boolean false. A null value is never a type error
-    (the field gets its zero value), and opaque `parameters` may hold any JSON here (their
-    content is validated elsewhere).
+    octal number, so `nodeName: n` is the boolean false; `dractl lint --fix` quotes such a
+    value where the field holds a string. A null value is never a type error (the field gets
+    its zero value), and opaque `parameters` may hold any JSON here (their content is
+    validated elsewhere).
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -114,7 +250,8 @@ def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     Upstream:
     encoding/json UnmarshalTypeError as forked in sigs.k8s.io/json (internal/golang/encoding/json/decode.go).
     """
-    yield from _findings(_problems(obj, ctx).wrong_type)
+    wrong = _problems(obj, ctx).wrong_type
+    yield from _findings(wrong, _quote_fixes(obj, ctx, wrong))
 
 
 @rule("DRA012", "malformed-quantity-or-time", Severity.ERROR, kinds=KINDS)

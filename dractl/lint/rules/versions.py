@@ -15,13 +15,14 @@ from dractl.api.releases import (
     api_version_status,
     deprecation_warning,
 )
-from dractl.diagnostics import Severity
+from dractl.diagnostics import Applicability, Fix, Severity, TextEdit
 from dractl.lint.engine import Finding
 from dractl.lint.registry import rule
 
 if TYPE_CHECKING:
     from dractl.api.model import ApiObject
     from dractl.lint.engine import LintContext
+    from dractl.load import Document
 
 CONVERT_HINT = "run `dractl convert` to rewrite it as resource.k8s.io/v1"
 
@@ -32,12 +33,47 @@ def _status(obj: ApiObject, ctx: LintContext) -> ApiVersionStatus | None:
     return api_version_status(obj.version, obj.kind, ctx.features.release)
 
 
-def _at_api_version(obj: ApiObject, message: str, hint: str | None) -> Finding:
+def _at_api_version(
+    obj: ApiObject, message: str, hint: str | None, fix: Fix | None = None
+) -> Finding:
     # The position of the apiVersion value (or, for List items that inherit it, of the item).
-    return Finding(message=message, position=obj.source.position(("apiVersion",)), hint=hint)
+    return Finding(
+        message=message, position=obj.source.position(("apiVersion",)), hint=hint, fix=fix
+    )
 
 
-@rule("DRA400", "api-version-deprecated", Severity.WARNING)
+TARGET = "v1"
+
+
+def conversion_fix(obj: ApiObject, ctx: LintContext) -> Fix | None:
+    """The object's document converted to resource.k8s.io/v1 by `dractl convert`'s machinery,
+    when the run asked for conversion fixes (``ctx.converter``), the chosen release serves v1 and
+    the conversion loses nothing (the converter says None otherwise: `dractl convert` would
+    refuse too, and so would the editor's "Convert to v1")."""
+    if ctx.converter is None:
+        return None
+    status = api_version_status(TARGET, obj.kind, ctx.features.release)
+    if status.serving is not Serving.SERVED:
+        return None
+    document = obj.source.document
+    key = ("conversion-fix", id(document))
+    if key not in ctx.cache:  # a List's items share their document
+        ctx.cache[key] = _replace_document(document, ctx.converter(document))
+    fix: Fix | None = ctx.cache[key]
+    return fix
+
+
+def _replace_document(document: Document, converted: str | None) -> Fix | None:
+    if converted is None or converted == document.text:
+        return None
+    text = document.text
+    end_line = document.start_line + text.count("\n") + 1
+    end_column = len(text.rpartition("\n")[2]) + 1
+    edit = TextEdit(document.start_line + 1, 1, end_line, end_column, converted)
+    return Fix(f"Convert to {API_GROUP}/{TARGET}", Applicability.SAFE, (edit,))
+
+
+@rule("DRA400", "api-version-deprecated", Severity.WARNING, fix=Applicability.SAFE)
 def api_version_deprecated(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """The object's apiVersion is deprecated in the chosen Kubernetes release.
 
@@ -46,7 +82,8 @@ def api_version_deprecated(obj: ApiObject, ctx: LintContext) -> Iterator[Finding
     `resource.k8s.io/v1beta1 ResourceClaim is deprecated in v1.35+, unavailable in v1.38+`,
     and a later release stops serving it. resource.k8s.io/v1beta1 is deprecated from 1.35
     (removed in 1.38), v1beta2 from 1.36 (removed in 1.39). `dractl convert` rewrites the
-    file as resource.k8s.io/v1, keeping comments and layout.
+    file as resource.k8s.io/v1, keeping comments and layout; so does `dractl lint --fix`, for
+    each document whose conversion loses no field.
 
     Bad:
         apiVersion: resource.k8s.io/v1beta1
@@ -79,10 +116,10 @@ def api_version_deprecated(obj: ApiObject, ctx: LintContext) -> Iterator[Finding
             f"a default Kubernetes {ctx.features.release} apiserver does not serve it either "
             f"(it needs --runtime-config={api_version}=true); {CONVERT_HINT}"
         )
-    yield _at_api_version(obj, message, hint)
+    yield _at_api_version(obj, message, hint, conversion_fix(obj, ctx))
 
 
-@rule("DRA401", "api-version-not-served-by-default", Severity.WARNING)
+@rule("DRA401", "api-version-not-served-by-default", Severity.WARNING, fix=Applicability.SAFE)
 def api_version_not_served_by_default(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """The object's apiVersion is a beta version that the chosen release serves only when enabled.
 
@@ -92,7 +129,8 @@ def api_version_not_served_by_default(obj: ApiObject, ctx: LintContext) -> Itera
     `--runtime-config=resource.k8s.io/v1beta1=true` (or `.../v1beta2=true`); without that,
     `kubectl apply` fails with `no matches for kind "ResourceClaim" in version
     "resource.k8s.io/v1beta1"`. Managed clusters rarely enable them. Write resource.k8s.io/v1
-    (`dractl convert` does it), or ignore this rule if your clusters enable the beta versions.
+    (`dractl convert` and `dractl lint --fix` do it), or ignore this rule if your clusters
+    enable the beta versions.
 
     Bad:
         apiVersion: resource.k8s.io/v1beta2
@@ -120,10 +158,11 @@ def api_version_not_served_by_default(obj: ApiObject, ctx: LintContext) -> Itera
         f"{api_version} is not served by a default Kubernetes {ctx.features.release} apiserver: "
         f"it needs --runtime-config={api_version}=true"
     )
-    yield _at_api_version(obj, message, f"resource.k8s.io/v1 is served by default; {CONVERT_HINT}")
+    hint = f"resource.k8s.io/v1 is served by default; {CONVERT_HINT}"
+    yield _at_api_version(obj, message, hint, conversion_fix(obj, ctx))
 
 
-@rule("DRA402", "api-version-removed", Severity.ERROR)
+@rule("DRA402", "api-version-removed", Severity.ERROR, fix=Applicability.SAFE)
 def api_version_removed(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """The object's apiVersion was removed before the chosen Kubernetes release.
 
@@ -136,6 +175,8 @@ def api_version_removed(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     exists for DeviceTaintRule). `dractl convert` reads v1beta1 and v1beta2 only: change a
     v1alpha3 object's apiVersion to v1beta1 (its shape is close), fix what `dractl lint` then
     reports, and convert; classic DRA objects have no counterpart and must be rewritten.
+    `dractl lint --fix` converts a removed version only where `dractl convert` reads it
+    (v1beta1 and v1beta2, once a release removes them).
 
     Bad:
         apiVersion: resource.k8s.io/v1alpha3
@@ -175,7 +216,7 @@ def api_version_removed(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
             "classic DRA objects have no conversion; rewrite them as resource.k8s.io/v1 "
             "DeviceClass and ResourceClaim objects"
         )
-    yield _at_api_version(obj, message, hint)
+    yield _at_api_version(obj, message, hint, conversion_fix(obj, ctx))
 
 
 @rule("DRA403", "unknown-api-version-or-kind", Severity.ERROR)

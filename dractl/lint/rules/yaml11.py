@@ -20,7 +20,7 @@ from typing import Any
 
 from dractl.api.model import ApiObject, plain
 from dractl.api.workspace import POD_SPEC_PATHS
-from dractl.diagnostics import Position, Severity
+from dractl.diagnostics import Applicability, Fix, Position, Severity, TextEdit
 from dractl.lint.engine import Finding, LintContext
 from dractl.lint.registry import rule
 from dractl.records import Record
@@ -132,6 +132,29 @@ class Scalar(Record):
         return f"the number {number}"
 
 
+def quote_fix(obj: ApiObject, scalar: Scalar) -> Fix | None:
+    """Quoting the scalar where it is written: the string its author sees. None when the text
+    at its position is not the scalar's (nothing is certain then)."""
+    text = scalar.text
+    if '"' in text or "\\" in text:
+        return None
+    document = obj.source.document
+    lines = document.text.split("\n")
+    index = scalar.position.line - 1 - document.start_line
+    if not 0 <= index < len(lines):
+        return None
+    start = scalar.position.column - 1
+    if lines[index][start : start + len(text)] != text:
+        return None
+    line, column = scalar.position.line, scalar.position.column
+    end = column + len(text)
+    # The two quotes take two of the blanks before an aligned comment, which then stays put.
+    if re.match(r" {3,}#", lines[index][start + len(text) :]):
+        end += 2
+    edit = TextEdit(line, column, line, end, f'"{text}"')
+    return Fix(f'Quote {text}: "{text}"', Applicability.SAFE, (edit,))
+
+
 def yaml11_scalars(obj: ApiObject) -> list[Scalar]:
     """Every value in the object (not map keys) that the loader read the YAML 1.1 way."""
     doc = obj.source.document
@@ -212,14 +235,15 @@ def field_kind(schema: dict[str, Any], path: Sequence[Any]) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def _dra_kind(obj: ApiObject, path: Sequence[Any], ctx: LintContext) -> str | None:
+def dra_field_kind(obj: ApiObject, path: Sequence[Any], ctx: LintContext) -> str | None:
+    """What the schema of a DRA object's own version says ``path`` (the author's) holds."""
     from dractl.api.schemas import load_schema
 
     schema = load_schema(ctx.features.release, obj.version, obj.kind)
     return field_kind(schema, path) if schema is not None else None
 
 
-@rule("DRA510", "yaml11-string-field", Severity.ERROR)
+@rule("DRA510", "yaml11-string-field", Severity.ERROR, fix=Applicability.SAFE)
 def yaml11_string_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """An unquoted `yes`, `no`, `on`, `off`, `y`, `n` or `010` in a string field of a label, Pod or ConfigMap.
 
@@ -227,9 +251,9 @@ def yaml11_string_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     kubectl reads these YAML 1.1 spellings as a boolean or a number, and the apiserver rejects
     a boolean or a number where a string belongs (`cannot unmarshal bool into Go struct field
     ... of type string`): a label `gpu: yes` or an env value `value: on` makes the whole object
-    fail. Quote the value. This rule covers labels and annotations of every object, ConfigMap
-    and Secret data and the string fields of Pods and workload pod templates; in the DRA kinds
-    the schema check (DRA011) reports such values.
+    fail. Quote the value (`dractl lint --fix` does). This rule covers labels and annotations of
+    every object, ConfigMap and Secret data and the string fields of Pods and workload pod
+    templates; in the DRA kinds the schema check (DRA011) reports such values.
 
     Bad:
         apiVersion: v1
@@ -261,6 +285,7 @@ def yaml11_string_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
             f"kubectl reads the unquoted {scalar.text} as {scalar.seen_as()} (YAML 1.1), and "
             f'the apiserver rejects it in a string field; quote it: "{scalar.text}"',
             position=scalar.position,
+            fix=quote_fix(obj, scalar),
         )
 
 
@@ -318,7 +343,7 @@ def yaml11_changed_value(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     for scalar in scalars:
         kind = None
         if obj.dra:
-            kind = _dra_kind(obj, scalar.path, ctx)
+            kind = dra_field_kind(obj, scalar.path, ctx)
             # A boolean in a number field and anything in a string field are the schema check's
             # (DRA011, DRA012); a yes/no in a boolean field means what it says.
             numeric = kind in ("number", "quantity")
