@@ -45,11 +45,12 @@ def duplicate_key() -> None:
 
 @rule("DRA003", "template-not-rendered", Severity.WARNING, scope="loader")
 def template_not_rendered() -> None:
-    """The file is a Helm or Go template; render it first.
+    """The document is a Helm or Go template; render it first.
 
     Why:
     Template actions (`{{ ... }}`) are not YAML the apiserver would ever see. dractl skips the
-    file instead of reporting misleading syntax errors; lint the rendered output
+    document instead of reporting misleading syntax errors (the file's other documents are
+    linted; `--fix` leaves the whole file alone); lint the rendered output
     (`helm template ... | dractl lint -`). The finding points at the first `{{` of the
     document.
 
