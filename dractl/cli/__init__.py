@@ -43,7 +43,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("rules", "dractl.cli.rules",
      "List the lint rules, or print the documentation of one rule."),
     ("server", "dractl.cli.server",
-     "Run a Language Server on stdin and stdout: lint's diagnostics as you type, hover, completion and conversion to v1 in an editor."),
+     "Run a Language Server on stdin and stdout: lint's diagnostics as you type, hover, completion, quick fixes and conversion to v1 in an editor."),
 ]
 SHELLS = ("bash", "zsh", "fish", "powershell")
 

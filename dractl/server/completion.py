@@ -32,8 +32,9 @@ _IDENTIFIER_RE = re.compile(r"(?<![\w.\"'])(?P<typed>[A-Za-z_]\w*)$")
 Position = Callable[[int], types.Position]  # 0-based character column of the line -> position
 
 
-def complete(snapshot: Snapshot | None, lines: Sequence[str], line: int, column: int,
-             position: Position) -> list[types.CompletionItem]:
+def complete(
+    snapshot: Snapshot | None, lines: Sequence[str], line: int, column: int, position: Position
+) -> list[types.CompletionItem]:
     """Items for 0-based (``line``, ``column``) of a buffer's ``lines``."""
     text = lines[line] if 0 <= line < len(lines) else ""
     prefix = text[:column]
@@ -79,8 +80,9 @@ def _cel_prefix(lines: Sequence[str], line: int, prefix: str) -> str | None:
     return None
 
 
-def _cel_items(snapshot: Snapshot | None, cel: str, column: int,
-               position: Position) -> list[types.CompletionItem]:
+def _cel_items(
+    snapshot: Snapshot | None, cel: str, column: int, position: Position
+) -> list[types.CompletionItem]:
     published = _published(snapshot) if snapshot is not None else {}
     match = _NAME_RE.search(cel)
     if match is not None:
@@ -176,13 +178,18 @@ def _api_versions(snapshot: Snapshot | None) -> list[tuple[str, types.Completion
 
 
 def _items(
-    entries: Sequence[tuple[str, types.CompletionItemKind, str]], start: int, end: int,
+    entries: Sequence[tuple[str, types.CompletionItemKind, str]],
+    start: int,
+    end: int,
     position: Position,
 ) -> list[types.CompletionItem]:
     replaced = types.Range(start=position(start), end=position(end))
     return [
         types.CompletionItem(
-            label=label, kind=kind, detail=detail, sort_text=f"{i:04d}",
+            label=label,
+            kind=kind,
+            detail=detail,
+            sort_text=f"{i:04d}",
             text_edit=types.TextEdit(range=replaced, new_text=label),
         )
         for i, (label, kind, detail) in enumerate(entries)

@@ -72,9 +72,7 @@ def by_file(snapshot: Snapshot, converter: Converter) -> dict[str, list[types.Di
     for diagnostic in snapshot.result.diagnostics:
         if diagnostic.position is None:
             continue  # no place to show it: lint prints such findings without a position
-        out.setdefault(diagnostic.position.file, []).append(
-            to_lsp(diagnostic, converter, files)
-        )
+        out.setdefault(diagnostic.position.file, []).append(to_lsp(diagnostic, converter, files))
     return out
 
 
@@ -82,7 +80,9 @@ def to_lsp(diagnostic: Diagnostic, converter: Converter, files: Iterable[str]) -
     assert diagnostic.position is not None
     message = diagnostic.message
     if diagnostic.field:
-        message += f"\nfield: {diagnostic.field}" + (f" ({diagnostic.type})" if diagnostic.type else "")
+        message += f"\nfield: {diagnostic.field}" + (
+            f" ({diagnostic.type})" if diagnostic.type else ""
+        )
     if diagnostic.hint:
         message += f"\nhint: {diagnostic.hint}"
     return types.Diagnostic(
@@ -108,8 +108,12 @@ def _related(
             if path not in files:
                 continue
             line = int(match["line"])
-            column = int(match["column"]) if match["column"] else _first_column(converter, path, line)
-            places.append((Position(path, line, column), _clause(diagnostic.message, match.start())))
+            column = (
+                int(match["column"]) if match["column"] else _first_column(converter, path, line)
+            )
+            places.append(
+                (Position(path, line, column), _clause(diagnostic.message, match.start()))
+            )
     return [
         types.DiagnosticRelatedInformation(
             location=types.Location(uri=converter.uri(p.file), range=converter.token_range(p)),

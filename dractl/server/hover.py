@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from dractl.server.positions import Place, place_at, token_span
 
 if TYPE_CHECKING:
+    from dractl.api.model import ApiObject
+    from dractl.cel import CompiledSelector
     from dractl.diagnostics import Diagnostic
     from dractl.server.workspace import Snapshot
 
@@ -110,16 +112,20 @@ def selector_text(snapshot: Snapshot, expression: str) -> str:
 
 def evaluate_selector(snapshot: Snapshot, expression: str) -> Any:
     """``([(driver/pool/device, True | False | error message)], slices left out)``, or the
-    :class:`CelCompileError`: the scheduler's environment, as ``dractl select`` compiles."""
+    :class:`CelCompileError`: the scheduler's environment, as ``dractl select`` compiles. The
+    devices are evaluated in a forked child (:mod:`dractl.server.isolated`: the CEL engine leaks
+    on evaluation); the selector is compiled here, where the compilation is kept."""
     from dractl.api.decoding import decode_errors
-    from dractl.cel import CelCompileError, CelRuntimeError, compile_selector
-    from dractl.cel.environment import GATE_CONSUMABLE_CAPACITY
-    from dractl.cel.slices import devices_of_slices
+    from dractl.cel import CelCompileError, compile_selector
+    from dractl.server import isolated
 
     features = snapshot.settings.features
     try:
         selector = compile_selector(
-            expression, release=features.release, gates=features.gates, purpose="stored",
+            expression,
+            release=features.release,
+            gates=features.gates,
+            purpose="stored",
             engine=snapshot.settings.cel_engine,
         )
     except CelCompileError as exc:
@@ -127,9 +133,21 @@ def evaluate_selector(snapshot: Snapshot, expression: str) -> Any:
     slices = [o for o in snapshot.objects if o.kind == "ResourceSlice" and o.dra]
     bad = {id(e.obj) for e in decode_errors(slices, features.release) if getattr(e, "obj", None)}
     usable = [o for o in slices if id(o) not in bad]
+    rows = isolated.run(lambda: _verdicts(selector, usable, snapshot)) if usable else []
+    return rows, len(slices) - len(usable)
+
+
+def _verdicts(
+    selector: CompiledSelector, slices: list[ApiObject], snapshot: Snapshot
+) -> list[tuple[str, bool | str]]:
+    from dractl.cel import CelRuntimeError
+    from dractl.cel.environment import GATE_CONSUMABLE_CAPACITY
+    from dractl.cel.slices import devices_of_slices
+
+    features = snapshot.settings.features
     rows: list[tuple[str, bool | str]] = []
     devices = devices_of_slices(
-        [o.data for o in usable], consumable_capacity=features.enabled(GATE_CONSUMABLE_CAPACITY)
+        [o.data for o in slices], consumable_capacity=features.enabled(GATE_CONSUMABLE_CAPACITY)
     )
     for entry in devices:
         name = f"{entry.driver}/{entry.pool}/{entry.name}"
@@ -137,7 +155,7 @@ def evaluate_selector(snapshot: Snapshot, expression: str) -> Any:
             rows.append((name, selector.evaluate(entry.device)))
         except CelRuntimeError as exc:
             rows.append((name, exc.message))
-    return rows, len(slices) - len(usable)
+    return rows
 
 
 # --- fields -------------------------------------------------------------------------------------

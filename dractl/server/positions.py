@@ -122,7 +122,11 @@ def token_span(line_text: str, column: int) -> tuple[int, int]:
     from dractl.report.text import token_width
 
     start = max(column - 1, 0)
-    if line_text[start : start + 1] == "-" and line_text[start + 1 : start + 2] not in ("", " ", "\t"):
+    if line_text[start : start + 1] == "-" and line_text[start + 1 : start + 2] not in (
+        "",
+        " ",
+        "\t",
+    ):
         # a scalar that starts with a minus (`count: -1`), not a list item's dash
         return start, start + 1 + token_width(line_text, column + 1)
     return start, start + token_width(line_text, column)

@@ -1,10 +1,12 @@
-"""The Language Server: pygls wiring of the workspace state to LSP requests and notifications.
+"""The Language Server: pygls wiring of the workspace's lint sets to LSP requests and
+notifications.
 
-Checks are debounced: a change starts a timer and the workspace is linted when typing pauses;
-opening, saving and closing a file and changed settings check at once. A request that reads the
-lint result (hover, code actions) first runs a check that is due, so it never answers about text
-the editor no longer shows. Everything runs on the server's event loop, one check at a time: the
-CEL engines and lint's caches are not shared across threads.
+Checks are debounced: a change starts a timer and the sets that read the changed document are
+linted when typing pauses; opening, saving and closing a file, changed settings and changed
+workspace folders check at once. A request that reads the lint result (hover, code actions) first
+runs a check that is due, so it never answers about text the editor no longer shows. Everything
+runs on the server's event loop, one check at a time: the CEL engines and lint's caches are not
+shared across threads.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import to_fs_path, uri_scheme
 
 from dractl import __version__
 from dractl.server.diagnostics import Converter, by_file
-from dractl.server.workspace import Snapshot, WorkspaceState
+from dractl.server.folders import Workspaces
+from dractl.server.keys import is_file, key_of, uri_of
+from dractl.server.workspace import Snapshot
 
 if TYPE_CHECKING:
     from dractl.load import Limits
@@ -32,15 +36,18 @@ log = logging.getLogger(__name__)
 TRIGGER_CHARACTERS = ['"', ".", " "]
 # What `dractl lint FOLDER` reads: manifests and the configuration files.
 WATCHED = ["**/*.{yaml,yml,json}", "**/pyproject.toml"]
+# Languages whose buffers are read as JSON when the name does not say (an untitled buffer).
+JSON_LANGUAGES = frozenset(("json", "jsonc"))
 
 
 class DractlServer(LanguageServer):
     def __init__(self, limits: Limits | None = None) -> None:
         super().__init__("dractl", __version__)
         self.limits = limits
-        self.state = WorkspaceState(None, limits)
+        self.workspaces = Workspaces((), limits)
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.problems: list[str] = []
+        self.uris: dict[str, str] = {}  # key -> the URI the editor names an open document by
         self._timer: asyncio.TimerHandle | None = None
 
     # --- checking -------------------------------------------------------------------------------
@@ -51,77 +58,100 @@ class DractlServer(LanguageServer):
         if self._timer is not None:
             self._timer.cancel()
         if delay is None:
-            delay = self.state.settings.debounce_ms / 1000
+            delay = self.workspaces.settings.debounce_ms / 1000
         self._timer = asyncio.get_running_loop().call_later(delay, self.check)
 
-    def flush(self) -> Snapshot | None:
-        """The current lint result, after running a check that is due."""
-        if self._timer is not None or self.state.snapshot is None:
+    def flush(self, uri: str | None = None) -> Snapshot | None:
+        """The lint run that reports on the document ``uri`` (without one: the first folder's),
+        after running a check that is due."""
+        if self._timer is not None or self.workspaces.due:
             self.check()
-        return self.state.snapshot
+        if uri is None:
+            first = next(iter(self.workspaces.folders.values()), None)
+            return first.snapshot if first is not None else None
+        return self.workspaces.snapshot_of(key_of(uri))
 
     def check(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        try:
-            snapshot = self.state.check(self.buffers())
-        except Exception as exc:  # an editor's server must outlive a bug: say it and go on
-            log.exception("check failed")
+        buffers, formats = self.buffers()
+        # an editor's server must outlive a bug: say it and go on with the other sets
+        for exc in self.workspaces.check(buffers, formats):
+            log.error("check failed", exc_info=exc)
             self._show(types.MessageType.Error, f"dractl: the check failed: {exc!r}")
-            return
-        if snapshot.problems != self.problems:
-            self.problems = snapshot.problems
-            for problem in snapshot.problems:
+        problems = self.workspaces.problems()
+        for problem in problems:
+            if problem not in self.problems:
                 self._show(types.MessageType.Warning, f"dractl: {problem}")
-        self.publish(snapshot)
+        self.problems = problems
+        self.publish()
 
-    def buffers(self) -> dict[str, str]:
-        """Open documents' unsaved text by file path (documents that are no files left out)."""
-        out = {}
+    def buffers(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Open documents' unsaved text by key, and the format of those whose name does not tell
+        (a buffer that is no file)."""
+        texts: dict[str, str] = {}
+        formats: dict[str, str] = {}
+        self.uris = {}
         for uri, document in self.workspace.text_documents.items():
-            path = to_fs_path(uri)
-            if path and uri.startswith("file:"):
-                out[os.path.abspath(path)] = document.source
-        return out
+            key = key_of(uri)
+            texts[key] = document.source
+            self.uris[key] = uri
+            if not is_file(key):
+                formats[key] = "json" if document.language_id in JSON_LANGUAGES else "yaml"
+        return texts, formats
+
+    def uri(self, key: str) -> str:
+        return self.uris.get(key) or uri_of(key)
 
     def converter(self, snapshot: Snapshot) -> Converter:
         texts = {f.path: f.text for f in snapshot.loaded.files}
-        return Converter(texts, self.workspace.position_codec.client_num_units, _uri)
+        return Converter(texts, self.workspace.position_codec.client_num_units, self.uri)
 
-    def publish(self, snapshot: Snapshot) -> None:
-        """Diagnostics of every file whose list changed (an empty list clears a file's)."""
-        found = by_file(snapshot, self.converter(snapshot))
-        versions = {
-            os.path.abspath(to_fs_path(uri) or ""): doc.version
-            for uri, doc in self.workspace.text_documents.items()
-        }
-        for path in sorted(set(found) | set(self.published)):
-            diagnostics = found.get(path, [])
-            if self.published.get(path) == diagnostics and path not in versions:
+    def publish(self) -> None:
+        """Diagnostics of every document whose list changed (an empty list clears a document's),
+        each from the run of the set it belongs to."""
+        found: dict[str, list[types.Diagnostic]] = {}
+        for snapshot, owned in self.workspaces.reports():
+            for key, diagnostics in by_file(snapshot, self.converter(snapshot)).items():
+                if key in owned:
+                    found[key] = diagnostics
+        versions = {key_of(uri): doc.version for uri, doc in self.workspace.text_documents.items()}
+        for key in sorted(set(found) | set(self.published)):
+            diagnostics = found.get(key, [])
+            if self.published.get(key) == diagnostics and key not in versions:
                 continue
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
-                    uri=_uri(path), diagnostics=diagnostics, version=versions.get(path)
+                    uri=self.uri(key), diagnostics=diagnostics, version=versions.get(key)
                 )
             )
-        self.published = {p: d for p, d in found.items() if d}
+        self.published = {k: d for k, d in found.items() if d}
 
     def _show(self, kind: types.MessageType, message: str) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-def _uri(path: str) -> str:
-    return from_fs_path(path) or path
+def _code_action_kinds() -> list[str]:
+    from dractl.server.actions import KINDS
+
+    return KINDS
 
 
-def _root(params: types.InitializeParams) -> str | None:
+def _roots(params: types.InitializeParams) -> list[str]:
+    """The workspace folders on disk (a folder of another scheme has no files to read: its
+    documents are checked alone), else the root of a client that names no folders."""
     if params.workspace_folders:
-        return to_fs_path(params.workspace_folders[0].uri)
+        return _folders(params.workspace_folders)
     if params.root_uri:
-        return to_fs_path(params.root_uri)
-    return params.root_path
+        return _folders([types.WorkspaceFolder(uri=params.root_uri, name="")])
+    return [params.root_path] if params.root_path else []
+
+
+def _folders(folders: list[types.WorkspaceFolder]) -> list[str]:
+    paths = (to_fs_path(f.uri) if uri_scheme(f.uri) == "file" else None for f in folders)
+    return [os.path.abspath(p) for p in paths if p]
 
 
 def build(limits: Limits | None = None) -> DractlServer:
@@ -130,8 +160,8 @@ def build(limits: Limits | None = None) -> DractlServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: DractlServer, params: types.InitializeParams) -> None:
-        ls.state = WorkspaceState(_root(params), ls.limits)
-        ls.state.configure(params.initialization_options)
+        ls.workspaces = Workspaces(_roots(params), ls.limits)
+        ls.workspaces.configure(params.initialization_options)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: DractlServer, params: types.InitializedParams) -> None:
@@ -157,29 +187,42 @@ def build(limits: Limits | None = None) -> DractlServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DractlServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.workspaces.changed(key_of(params.text_document.uri))
         ls.schedule(0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DractlServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.workspaces.changed(key_of(params.text_document.uri))
         ls.schedule()
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: DractlServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.workspaces.changed(key_of(params.text_document.uri))
         ls.schedule(0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: DractlServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.schedule(0)  # the file's content on disk counts again
+        # the file's content on disk counts again; a document alone is no longer checked
+        ls.workspaces.changed(key_of(params.text_document.uri))
+        ls.schedule(0)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_files(ls: DractlServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.workspaces.changed()  # a configuration file may be among them
+        ls.schedule(0)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: DractlServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        removed = set(_folders(list(params.event.removed)))
+        kept = [root for root in ls.workspaces.folders if root not in removed]
+        ls.workspaces.set_roots([*kept, *_folders(list(params.event.added))])
         ls.schedule(0)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(
         ls: DractlServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        ls.state.configure(params.settings)
+        ls.workspaces.configure(params.settings)
         ls.schedule(0)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -193,9 +236,7 @@ def build(limits: Limits | None = None) -> DractlServer:
         text = hover_text(snapshot, path, line, column)
         if text is None:
             return None
-        return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
-        )
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
@@ -209,56 +250,37 @@ def build(limits: Limits | None = None) -> DractlServer:
         where = document.position_from_client_units(params.position)
         line_text = lines[where.line] if where.line < len(lines) else ""
         items = complete(
-            ls.state.snapshot, lines, where.line, where.character,
+            ls.workspaces.snapshot_of(key_of(params.text_document.uri)),
+            lines,
+            where.line,
+            where.character,
             _column_position(ls, where.line, line_text),
         )
         return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite]),
+        types.CodeActionOptions(code_action_kinds=_code_action_kinds()),
     )
     def code_action(ls: DractlServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        from dractl.server.actions import conversions
+        from dractl.server.actions import code_actions
 
-        uri = params.text_document.uri
-        path = to_fs_path(uri)
-        if not path:
-            return []
-        document = ls.workspace.get_text_document(uri)
-        lines = [line.rstrip("\r\n") for line in document.lines]
-        where = document.range_from_client_units(params.range)
-        actions = []
-        for found in conversions(os.path.abspath(path), document.source, where.start.line, where.end.line):
-            end_text = lines[found.end_line] if found.end_line < len(lines) else ""
-            edit = types.TextEdit(
-                range=types.Range(
-                    start=types.Position(line=found.start, character=0),
-                    end=_column_position(ls, found.end_line, end_text)(found.end_column),
-                ),
-                new_text=found.text,
-            )
-            actions.append(
-                types.CodeAction(
-                    title=found.title,
-                    kind=types.CodeActionKind.RefactorRewrite,
-                    edit=types.WorkspaceEdit(changes={uri: [edit]}),
-                )
-            )
-        return actions
+        return code_actions(ls, params)
 
     return server
 
 
-def _at(ls: DractlServer, uri: str, position: types.Position) -> tuple[Snapshot, str, int, int] | None:
-    """The lint result and 0-based line and character column of a client position."""
-    path = to_fs_path(uri)
-    snapshot = ls.flush()
-    if not path or snapshot is None:
+def _at(
+    ls: DractlServer, uri: str, position: types.Position
+) -> tuple[Snapshot, str, int, int] | None:
+    """The lint result, the document's key and 0-based line and character column of a client
+    position."""
+    snapshot = ls.flush(uri)
+    if snapshot is None:
         return None
     document = ls.workspace.get_text_document(uri)
     where = document.position_from_client_units(position)
-    return snapshot, os.path.abspath(path), where.line, where.character
+    return snapshot, key_of(uri), where.line, where.character
 
 
 def _column_position(ls: DractlServer, line: int, text: str) -> Callable[[int], types.Position]:

@@ -46,7 +46,9 @@ def open_file(client: LanguageClient, path: Path, text: str | None = None, versi
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
-                uri=uri, language_id="yaml", version=version,
+                uri=uri,
+                language_id="yaml",
+                version=version,
                 text=path.read_text() if text is None else text,
             )
         )
@@ -54,8 +56,9 @@ def open_file(client: LanguageClient, path: Path, text: str | None = None, versi
     return uri
 
 
-def change(client: LanguageClient, uri: str, version: int, line: int, start: int, end: int,
-           text: str) -> None:
+def change(
+    client: LanguageClient, uri: str, version: int, line: int, start: int, end: int, text: str
+) -> None:
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -72,7 +75,9 @@ def change(client: LanguageClient, uri: str, version: int, line: int, start: int
     )
 
 
-async def test_diagnostics_of_an_open_file_follow_its_changes(client: LanguageClient, folder: Path) -> None:
+async def test_diagnostics_of_an_open_file_follow_its_changes(
+    client: LanguageClient, folder: Path
+) -> None:
     uri = open_file(client, folder / "claim.yaml")
     found = await diagnostics(client, uri, lambda d: "DRA120" in codes(d))
     assert codes(found) == ["DRA120", "DRA210"]
@@ -145,7 +150,9 @@ async def hover_at(client: LanguageClient, uri: str, line: int, character: int) 
     return found.contents.value
 
 
-async def test_hover_on_a_field_a_diagnostic_and_a_selector(client: LanguageClient, folder: Path) -> None:
+async def test_hover_on_a_field_a_diagnostic_and_a_selector(
+    client: LanguageClient, folder: Path
+) -> None:
     uri = open_file(client, folder / "claim.yaml")
     await diagnostics(client, uri, lambda d: "DRA120" in codes(d))
 
@@ -172,7 +179,9 @@ async def complete_at(client: LanguageClient, uri: str, line: int, character: in
     return [item.label for item in found.items]
 
 
-async def test_completion_of_names_the_workspace_publishes(client: LanguageClient, folder: Path) -> None:
+async def test_completion_of_names_the_workspace_publishes(
+    client: LanguageClient, folder: Path
+) -> None:
     uri = open_file(client, folder / "claim.yaml")
     await diagnostics(client, uri, lambda d: bool(d))
     # attribute names from the slice in another file
@@ -215,14 +224,18 @@ metadata:
 """
 
 
-async def test_code_action_converts_the_document_to_v1(client: LanguageClient, folder: Path) -> None:
+async def test_code_action_converts_the_document_to_v1(
+    client: LanguageClient, folder: Path
+) -> None:
     path = folder / "old.yaml"
     path.write_text(V1BETA1)
     uri = open_file(client, path)
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(start=types.Position(line=9, character=8), end=types.Position(line=9, character=8)),
+            range=types.Range(
+                start=types.Position(line=9, character=8), end=types.Position(line=9, character=8)
+            ),
             context=types.CodeActionContext(diagnostics=[]),
         )
     )
@@ -242,7 +255,9 @@ async def test_code_action_converts_the_document_to_v1(client: LanguageClient, f
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(start=types.Position(line=12, character=0), end=types.Position(line=12, character=0)),
+            range=types.Range(
+                start=types.Position(line=12, character=0), end=types.Position(line=12, character=0)
+            ),
             context=types.CodeActionContext(diagnostics=[]),
         )
     )
@@ -264,14 +279,20 @@ async def test_the_folders_configuration_file_counts(client: LanguageClient, fol
     (folder / ".dractl.yaml").write_text("ignore: [DRA210]\n")
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
-            changes=[types.FileEvent(uri=(folder / ".dractl.yaml").as_uri(), type=types.FileChangeType.Created)]
+            changes=[
+                types.FileEvent(
+                    uri=(folder / ".dractl.yaml").as_uri(), type=types.FileChangeType.Created
+                )
+            ]
         )
     )
     assert codes(await diagnostics(client, uri, lambda d: "DRA210" not in codes(d))) == ["DRA120"]
 
 
-async def test_a_selector_that_does_not_compile_says_so_on_hover(client: LanguageClient, folder: Path) -> None:
-    text = CLAIM.replace('memory >= 40', 'memory >=')
+async def test_a_selector_that_does_not_compile_says_so_on_hover(
+    client: LanguageClient, folder: Path
+) -> None:
+    text = CLAIM.replace("memory >= 40", "memory >=")
     uri = open_file(client, folder / "claim.yaml", text)
     await diagnostics(client, uri, lambda d: bool(d))
     assert "does not compile" in await hover_at(client, uri, 14, 30)

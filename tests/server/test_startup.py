@@ -38,6 +38,10 @@ def test_other_commands_do_not_import_the_server(args: list[str]) -> None:
 
 def test_the_server_ends_with_its_input() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "dractl", "server"], input=b"", capture_output=True, cwd=ROOT, timeout=60
+        [sys.executable, "-m", "dractl", "server"],
+        input=b"",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
     )
     assert (out.returncode, out.stdout) == (0, b"")

@@ -31,7 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
         (8, 4, ("spec", "devices", "requests", 0, "name"), True),  # on the list's dash
         (10, 10, ("spec", "devices", "requests", 0, "exactly", "deviceClassName"), True),
         (11, 16, ("spec", "devices", "requests", 0, "exactly", "count"), False),
-        (14, 40, ("spec", "devices", "requests", 0, "exactly", "selectors", 0, "cel", "expression"), False),
+        (
+            14,
+            40,
+            ("spec", "devices", "requests", 0, "exactly", "selectors", 0, "cel", "expression"),
+            False,
+        ),
     ],
 )
 def test_path_at(line: int, column: int, path: tuple[Any, ...], on_key: bool) -> None:
@@ -65,17 +70,29 @@ def test_token_span(line: str, column: int, span: tuple[int, int]) -> None:
     ("options", "expected"),
     [
         ({"kubernetesVersion": "1.35"}, {"kubernetes_version": "1.35"}),
-        ({"dractl": {"featureGates": {"A": True, "B": False}}}, {"feature_gates": "A=true,B=false"}),
-        ({"celEngine": "cel-python", "configFile": "x.yaml"}, {"cel_engine": "cel-python", "config_file": "x.yaml"}),
+        (
+            {"dractl": {"featureGates": {"A": True, "B": False}}},
+            {"feature_gates": "A=true,B=false"},
+        ),
+        (
+            {"celEngine": "cel-python", "configFile": "x.yaml"},
+            {"cel_engine": "cel-python", "config_file": "x.yaml"},
+        ),
         ({"debounceMs": 0}, {"debounce_ms": 0}),
         ({"unknown": 1}, {}),
         (None, {}),
     ],
 )
-def test_settings_are_updated_from_what_a_client_sends(options: Any, expected: dict[str, Any]) -> None:
+def test_settings_are_updated_from_what_a_client_sends(
+    options: Any, expected: dict[str, Any]
+) -> None:
     before = ServerSettings(kubernetes_version="1.34")
     after = before.updated(options)
-    changed = {name: getattr(after, name) for name in after.__slots__ if getattr(after, name) != getattr(before, name)}
+    changed = {
+        name: getattr(after, name)
+        for name in after.__slots__
+        if getattr(after, name) != getattr(before, name)
+    }
     assert changed == expected
 
 
@@ -87,8 +104,14 @@ def position(column: int) -> types.Position:
     ("lines", "expected"),
     [
         (["kind: Res"], ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"]),
-        (["        expression: device."], ["driver", "attributes", "capacity", "allowMultipleAllocations"]),
-        (["      expression: |", "        device.dri"], ["driver", "attributes", "capacity", "allowMultipleAllocations"]),
+        (
+            ["        expression: device."],
+            ["driver", "attributes", "capacity", "allowMultipleAllocations"],
+        ),
+        (
+            ["      expression: |", "        device.dri"],
+            ["driver", "attributes", "capacity", "allowMultipleAllocations"],
+        ),
         (["  name: x"], []),
         (["        expression: 'a' + "], None),  # functions and `device`
     ],
@@ -105,7 +128,9 @@ def test_completion_contexts(lines: list[str], expected: list[str] | None) -> No
 def check(folder: Path, buffers: dict[str, str] | None = None) -> dict[str, list[types.Diagnostic]]:
     state = WorkspaceState(str(folder))
     snapshot = state.check(buffers or {})
-    converter = Converter({f.path: f.text for f in snapshot.loaded.files}, len, lambda p: Path(p).as_uri())
+    converter = Converter(
+        {f.path: f.text for f in snapshot.loaded.files}, len, lambda p: Path(p).as_uri()
+    )
     return {Path(p).name: d for p, d in by_file(snapshot, converter).items()}
 
 
@@ -120,7 +145,10 @@ def test_a_cross_object_finding_points_at_the_other_object(tmp_path: Path) -> No
 def test_a_buffer_with_a_syntax_error_gets_its_position(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("")
-    found = check(tmp_path, {str(path): "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: x\n"})
+    found = check(
+        tmp_path,
+        {str(path): "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: x\n"},
+    )
     assert [d.code for d in found["broken.yaml"]] == ["DRA001"]
 
 
@@ -132,7 +160,12 @@ def test_a_buffer_with_a_syntax_error_gets_its_position(tmp_path: Path) -> None:
         ({}, "kubernetes-version: '1.35'\n", "1.35", []),
         ({"kubernetesVersion": "1.34"}, "kubernetes-version: '1.35'\n", "1.34", []),  # settings win
         ({"configFile": "ci/dractl.yaml"}, None, "1.35", []),
-        ({"featureGates": {"NoSuchGate": True}}, None, DEFAULT_RELEASE, ["settings: unknown feature gate"]),
+        (
+            {"featureGates": {"NoSuchGate": True}},
+            None,
+            DEFAULT_RELEASE,
+            ["settings: unknown feature gate"],
+        ),
         ({}, "kubernetes-version: [\n", DEFAULT_RELEASE, ["configuration: "]),
     ],
 )
