@@ -80,6 +80,9 @@ ALLOWED_IN_FILE = {
     # Forked workers of explain: a child writes back plain data it built itself (marshal reads
     # only what the parent's own fork wrote to a pipe, never input).
     ("dractl/forking.py", "marshal"),
+    # The language server's forked checks: the child pickles the diagnostics it computed itself
+    # and the server reads them from the fork's pipe; no pickle ever comes from input.
+    ("dractl/server/isolated.py", "pickle"),
 }
 # os calls allowed in one file only: the fork of those workers.
 ALLOWED_OS_CALLS_IN_FILE = {("dractl/forking.py", "fork")}
