@@ -14,6 +14,7 @@ objects it rejects are validated with jsonschema to learn where and why.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
@@ -333,7 +334,8 @@ class _Step(Record):
         self.node = node
         self.definition = definition  # the $defs name of node, if it is one
         self.struct = struct  # the Go struct holding the last field on the path
-        self.go_fields = [] if go_fields is None else go_fields  # struct field names only (Go's error context)
+        # struct field names only (Go's error context)
+        self.go_fields = [] if go_fields is None else go_fields
 
 
 def _deref(defs: dict[str, Any], node: Any) -> tuple[dict[str, Any], str | None]:
@@ -415,12 +417,13 @@ def json_kind(value: Any, target: str) -> str:
         return "bool"
     if isinstance(value, int | float):
         if target in ("int", "int32", "int64"):
-            text = str(value)
             if isinstance(value, float):
-                # Go's float text: no exponent from 1e-6 up to 1e21, shortest digits otherwise
-                integral = value.is_integer() and abs(value) < 1e21
-                text = str(int(value)) if integral else repr(value)
-            return f"number {text}"
+                # The text the decoder parsed: kubectl sends YAML's floats as Go's JSON encoder
+                # writes them (-9223372036854775809 arrives as -9223372036854776000).
+                from dractl.api.quantity import json_number_text
+
+                return f"number {json_number_text(value)}"
+            return f"number {value}"
         return "number"
     if isinstance(value, str):
         return "string"
@@ -432,7 +435,9 @@ def json_kind(value: Any, target: str) -> str:
 def strict_path(path: Sequence[Any]) -> str:
     """A data path as strict decoding prints it: fields and map keys joined by dots, indices [i]
     (the apiserver's field paths put map keys in brackets)."""
-    return format_path(part if isinstance(part, int) and not isinstance(part, bool) else str(part) for part in path)
+    return format_path(
+        part if isinstance(part, int) and not isinstance(part, bool) else str(part) for part in path
+    )
 
 
 # --- the problems of one object ---------------------------------------------------------------------
@@ -543,11 +548,25 @@ def _check_once(obj: ApiObject, release: str, *, unknown: bool) -> SchemaProblem
         return problems
     schema, checker = compiled
     data = author_data(obj)
+    # What the compiled checker (a schema's verdict) cannot see: floats JSON cannot hold, and
+    # floats whose JSON text is beyond an integer field's range though their value is not.
+    unsupported: set[tuple[Any, ...]] = set()
+    if _has_floats(data):
+        for path, value in _floats(data, ()):
+            if not math.isfinite(value):
+                unsupported.add(path)
+                problems.wrong_type.append(_unsupported_value(obj, path, value))
+            else:
+                problem = _integer_text_out_of_range(obj, schema, path, value)
+                if problem is not None:
+                    problems.wrong_type.append(problem)
     if checker(data):
         return problems
     defs = schema.get("$defs", {})
     for error in _validator(release, obj.version, obj.kind, obj.group).iter_errors(data):
         path = tuple(error.absolute_path)
+        if path in unsupported:
+            continue  # kubectl fails to write the document before any field is decoded
         validator = error.validator
         if validator == "additionalProperties":
             if not unknown:
@@ -575,6 +594,69 @@ def _check_once(obj: ApiObject, release: str, *, unknown: bool) -> SchemaProblem
             )
     problems.malformed.extend(_malformed_strings(obj, defs, schema, data))
     return problems
+
+
+def _has_floats(node: Any) -> bool:
+    """Whether the data holds a float anywhere (manifests rarely do: one walk of the values)."""
+    values = node.values() if isinstance(node, dict) else node
+    for value in values:
+        kind = value.__class__
+        if kind is str or kind is int or kind is bool or value is None:
+            continue
+        if isinstance(value, float) or (isinstance(value, dict | list) and _has_floats(value)):
+            return True
+    return False
+
+
+def _floats(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], float]]:
+    """Every float of the data, with its path."""
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in items:
+        if isinstance(value, float):
+            yield (*path, key), value
+        elif isinstance(value, dict | list):
+            yield from _floats(value, (*path, key))
+
+
+def _unsupported_value(obj: ApiObject, path: tuple[Any, ...], value: float) -> SchemaProblem:
+    """A float infinity or NaN (YAML's ``.inf``, ``-.inf``, ``.nan``): JSON has neither, so
+    kubectl cannot turn the document into the JSON it sends, whatever the field (sigs.k8s.io/yaml
+    fails in encoding/json's Marshal: ``json: unsupported value: -Inf``)."""
+    go = "NaN" if math.isnan(value) else ("-Inf" if value < 0 else "+Inf")
+    return SchemaProblem(
+        obj,
+        message=f"{strict_path(path)}: error converting YAML to JSON: json: unsupported value: {go}",
+        field=strict_path(path),
+        position=obj.source.position(path),
+        hint="JSON has no infinity or NaN, so kubectl refuses the whole document; write a finite "
+        "number, or quote the text if a string is meant",
+    )
+
+
+def _integer_text_out_of_range(
+    obj: ApiObject, schema: dict[str, Any], path: tuple[Any, ...], value: float
+) -> SchemaProblem | None:
+    """A whole float in an integer field whose JSON text (Go's shortest digits, which kubectl
+    sends) is beyond the field's range though the float is not: -9223372036854775809 reads as
+    the float -2**63, written "-9223372036854776000", which ParseInt refuses. (Floats whose value
+    is out of range are the schema check's.)"""
+    if not value.is_integer():
+        return None
+    step = _walk(schema, obj.kind, path)
+    if step is None:
+        return None
+    bits = go_type(schema.get("$defs", {}), step.node)
+    if bits not in INTEGER_RANGES:
+        return None
+    from dractl.api.quantity import json_number_text
+
+    low, high = INTEGER_RANGES[bits]
+    if not low <= int(value) <= high:
+        return None  # the schema check reports it
+    text = json_number_text(value)
+    if "e" in text or not low <= int(text) <= high:
+        return _wrong_type(obj, schema, step, path, value)
+    return None
 
 
 def _is_null(value: Any) -> bool:
@@ -611,6 +693,7 @@ def _wrong_type(
 
 
 _DIGITS_RE = r"[-+]?[0-9]+"
+_HUGE_FLOAT_RE = r"[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)[eE][-+]?[0-9]+"
 HINT_SCALAR_LENGTH = 40  # a hint quotes the scalar; the code frame already shows all of it
 
 
@@ -620,7 +703,11 @@ def _type_hint(
     underlying = target if underlying is None else underlying
     # A whole number out of range; or digits too many for a float, which go-yaml reads as a string
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    digits = isinstance(value, str) and len(value) > 19 and re.fullmatch(_DIGITS_RE, value) is not None
+    # go-yaml keeps as a string a number too large for 64 bits, or for a float64 (1e400)
+    digits = isinstance(value, str) and (
+        (len(value) > 19 and re.fullmatch(_DIGITS_RE, value) is not None)
+        or (re.fullmatch(_HUGE_FLOAT_RE, value) is not None and _beyond_float64(value))
+    )
     if underlying in INTEGER_RANGES and (whole or digits) and not isinstance(value, bool):
         low, high = INTEGER_RANGES[underlying]
         return f"expected a whole number from {low} to {high} (the field is {underlying})"
@@ -649,6 +736,13 @@ def _type_hint(
     if expected is None:
         expected = "a list" if target.startswith("[]") else "a mapping"
     return f"expected {expected}"
+
+
+def _beyond_float64(text: str) -> bool:
+    try:
+        return math.isinf(float(text.replace("_", "")))
+    except ValueError:  # "._e5": no number at all
+        return False
 
 
 def _yaml11_text(obj: ApiObject, position: Position) -> str | None:

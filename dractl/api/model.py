@@ -9,6 +9,7 @@ author wrote, so diagnostics point into the author's file even for v1beta1 input
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -23,7 +24,9 @@ from dractl.api.versions import (
 from dractl.diagnostics import ObjectRef, Position
 from dractl.load.objects import KubeObject
 
-_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})  # exactly these types, not subclasses
+_PLAIN_SCALARS = frozenset(
+    {str, int, float, bool, type(None)}
+)  # exactly these types, not subclasses
 
 
 def plain(node: Any) -> Any:
@@ -51,8 +54,13 @@ def _key(key: Any) -> str:
         return "true" if key else "false"
     if key is None:
         return "null"
-    if isinstance(key, float) and key.is_integer():
-        return str(int(key))
+    if isinstance(key, float):
+        if key != key:
+            return ".nan"  # sigs.k8s.io/yaml writes a float key as go-yaml would
+        if key in (math.inf, -math.inf):
+            return ".inf" if key > 0 else "-.inf"
+        if key.is_integer():
+            return str(int(key))
     return str(key)
 
 
@@ -72,7 +80,10 @@ class ApiObject:
         self.source = source
         self.data = data
         self.dra = dra
-        self._redirects = [] if _redirects is None else _redirects
+        # (v1 path prefix, parts to drop, the author's prefix); only v1beta1 objects have any
+        self._redirects: list[tuple[tuple[Any, ...], int, tuple[Any, ...]]] | tuple[()] = (
+            () if _redirects is None else _redirects
+        )
         # Results of pure functions of the object, kept for the next rule or command that asks.
         self.memo = {} if memo is None else memo
 
@@ -181,6 +192,8 @@ def build_all(sources: Iterable[KubeObject], *, share: bool = False) -> list[Api
 
 def _v1beta1_to_v1(obj: ApiObject) -> None:
     """The apiserver's v1beta1 → v1 conversion, recording where each moved field came from."""
+    redirects: list[tuple[tuple[Any, ...], int, tuple[Any, ...]]] = []
+    obj._redirects = redirects
     requests_path = REQUEST_LISTS.get(obj.kind)
     if requests_path is not None:
         requests = obj.get(requests_path)
@@ -190,9 +203,7 @@ def _v1beta1_to_v1(obj: ApiObject) -> None:
                     requests[i] = _request_to_v1(request)
                     if "exactly" in requests[i]:
                         # requests[i].exactly.X was requests[i].X
-                        obj._redirects.append(
-                            ((*requests_path, i, "exactly"), 0, (*requests_path, i))
-                        )
+                        redirects.append(((*requests_path, i, "exactly"), 0, (*requests_path, i)))
     if obj.kind == "ResourceSlice":
         spec = obj.data.get("spec")
         if isinstance(spec, dict):
@@ -204,7 +215,7 @@ def _v1beta1_to_v1(obj: ApiObject) -> None:
             if isinstance(devices, list):
                 for j, device in enumerate(devices):
                     if isinstance(device, dict):
-                        devices[j] = _device_to_v1(obj, j, device)
+                        devices[j] = _device_to_v1(redirects, j, device)
 
 
 def _is_set(request: dict[str, Any], name: str) -> bool:
@@ -226,7 +237,11 @@ def _request_to_v1(request: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _device_to_v1(obj: ApiObject, index: int, device: dict[str, Any]) -> dict[str, Any]:
+def _device_to_v1(
+    redirects: list[tuple[tuple[Any, ...], int, tuple[Any, ...]]],
+    index: int,
+    device: dict[str, Any],
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if "name" in device:
         out["name"] = device["name"]
@@ -234,7 +249,7 @@ def _device_to_v1(obj: ApiObject, index: int, device: dict[str, Any]) -> dict[st
     if isinstance(basic, dict):
         for key, value in basic.items():
             out[key] = value
-            obj._redirects.append(
+            redirects.append(
                 (("spec", "devices", index, key), 0, ("spec", "devices", index, "basic", key))
             )
     # Keys that are neither name nor basic are unknown in v1beta1 (the schema check reports

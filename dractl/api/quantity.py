@@ -40,7 +40,18 @@ _NANO = -9
 # arithmetic here unreasonably slow; such quantities are reported as unsupported.
 _MAX_EXPONENT = 4096
 
-_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DECIMAL_SUFFIXES = {
+    "n": -9,
+    "u": -6,
+    "m": -3,
+    "": 0,
+    "k": 3,
+    "M": 6,
+    "G": 9,
+    "T": 12,
+    "P": 15,
+    "E": 18,
+}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL_SUFFIX_OF = {exponent: suffix for suffix, exponent in _DECIMAL_SUFFIXES.items()}
 _BINARY_SUFFIX_OF = {power // 10: suffix for suffix, power in _BINARY_SUFFIXES.items()}
@@ -320,7 +331,9 @@ def _parse_decimal_text(value: str) -> tuple[int, int]:
     if len(digits) > _MAX_DIGITS:
         # Python refuses to read more digits than this (and no quantity of a real manifest has
         # them); upstream would read them, so say that dractl cannot, rather than fail.
-        raise QuantityUnsupported(f"quantity {value!r} has more digits than dractl evaluates ({_MAX_DIGITS})")
+        raise QuantityUnsupported(
+            f"quantity {value!r} has more digits than dractl evaluates ({_MAX_DIGITS})"
+        )
     return sign * int(digits), -len(fraction)
 
 
@@ -428,7 +441,9 @@ def json_number_text(value: float) -> str:
     if magnitude != magnitude or magnitude == float("inf"):
         return text
     if magnitude and not 1e-6 <= magnitude < 1e21:
-        return text
+        # Go writes at least two exponent digits and then drops the zero of "e-07"; Python's
+        # repr has the same digits, and the same two exponent digits ("e-07", "e+21").
+        return text.replace("e-0", "e-")
     sign = "-" if text.startswith("-") else ""
     mantissa, _, exponent = text.lstrip("-").partition("e")
     whole, _, fraction = mantissa.partition(".")

@@ -50,17 +50,22 @@ class Omit(Record):
 
 def omit_parts(raw: Any, api_version: str, kind: str, omit: Omit) -> None:
     """Remove ``omit``'s parts from one object's tree (read whole)."""
+    from dractl.load.fast import keep_key_order
+
     if not isinstance(raw, dict):
         return
     metadata = raw.get("metadata")
     if isinstance(metadata, dict):
+        keep_key_order(metadata)
         for key in omit.metadata:
             metadata.pop(key, None)
+    keep_key_order(raw)
     for key in omit.fields.get((api_version, kind), ()):
         raw.pop(key, None)
     for key, kept in omit.only.get((api_version, kind), {}).items():
         value = raw.get(key)
         if isinstance(value, dict):
+            keep_key_order(value)
             for name in [name for name in value if name not in kept]:
                 del value[name]
 
@@ -142,14 +147,18 @@ def _keep_only(text: str, field: str, kept: frozenset[str]) -> str:
     where the tree read whole keeps an empty mapping."""
     pattern = _ITEM_FIELDS.get(field)
     if pattern is None:
-        pattern = _ITEM_FIELDS[field] = re.compile(rf"^(?:- |  ){re.escape(field)}: *\r?\n", re.MULTILINE)
+        pattern = _ITEM_FIELDS[field] = re.compile(
+            rf"^(?:- |  ){re.escape(field)}: *\r?\n", re.MULTILINE
+        )
     found = pattern.search(text)
     if found is None:
         return text
     start = found.end()
     after = _shallower(4).search(text, start)  # the end of the field's block
     end = after.start() if after is not None else len(text)
-    blocks = sorted((m.start(), m.end()) for key in kept for m in _kept_block(key).finditer(text, start, end))
+    blocks = sorted(
+        (m.start(), m.end()) for key in kept for m in _kept_block(key).finditer(text, start, end)
+    )
     if not blocks:
         return text
     pieces = [text[:start]]
@@ -181,7 +190,7 @@ def looks_like_list(text: str) -> bool:
 
 def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
     """Read ``doc`` item by item if it is a List as kubectl writes it; False: read it whole."""
-    from dractl.load.fast import MarkedList, load_fast, unsure
+    from dractl.load.fast import load_fast, marked_list, set_value_position, unsure
 
     text = doc.text
     if not looks_like_list(text):
@@ -204,9 +213,7 @@ def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
     if not starts or starts[0] != items_line.end():
         return False
     region = text[items_line.end() : tail]
-    skeleton = (
-        text[: items_line.start()] + "items: []\n" + "\n" * region.count("\n") + text[tail:]
-    )
+    skeleton = text[: items_line.start()] + "items: []\n" + "\n" * region.count("\n") + text[tail:]
     top = load_fast(skeleton, limits.max_nodes, limits.max_depth)
     if top is None:
         return False
@@ -230,18 +237,15 @@ def read_yaml_list(doc: Document, limits: Limits, omit: Omit) -> bool:
             return False
         room -= nodes - 1  # the item, not the list it was read in
         items.append(tree[0])
-        marks.append(tree._marks[2][0])
+        marks.append(tree.lc.item(0))  # type: ignore[attr-defined]  # read with marks: a MarkedList
         yaml11.update(notes)
         str_keys = str_keys and keys_are_str
         line += chunk.count("\n")
-    sequence = MarkedList(items)
-    sequence._marks = (first_line, 0, marks)
-    root["items"] = sequence
-    key_line, key_column = root._marks[2]["items"][:2]
-    root._marks[2]["items"] = (key_line, key_column, first_line, 0)
+    root["items"] = marked_list(items, first_line, 0, marks)
+    set_value_position(root, "items", first_line, 0)
     doc.raw = root
-    doc.yaml11 = {(doc.start_line + at + 1, column + 1): value for (at, column), value in yaml11.items()}
+    doc.yaml11 = {
+        (doc.start_line + at + 1, column + 1): value for (at, column), value in yaml11.items()
+    }
     doc.plain = str_keys
     return True
-
-

@@ -19,6 +19,7 @@ from dractl.load.yaml11 import (
     _YAML12_BOOLS,
     BOOL_TRUE,
     IMPLICIT_RESOLVERS,
+    go_yaml_float,
     go_yaml_int,
 )
 
@@ -140,11 +141,19 @@ class KubectlConstructor(RoundTripConstructor):
                 return math.nan
             return -math.inf if text.startswith("-") else math.inf
         try:
+            value, differs = go_yaml_float(text)
+        except ValueError:  # no number at all (an explicit !!float ''): an error at the node
+            return super().construct_yaml_float(node)
+        if differs:  # beyond float64: go-yaml keeps the text
+            if node.style is None:
+                self._note(node)
+            return value
+        try:
             return super().construct_yaml_float(node)
         except (ValueError, TypeError):
             if node.style is None:
                 self._note(node)
-            return float(text.replace("_", ""))
+            return value
 
 
 KubectlConstructor.add_constructor("tag:yaml.org,2002:bool", KubectlConstructor.construct_yaml_bool)

@@ -70,6 +70,17 @@ def go_yaml_int(text: str) -> int | float | str:
     return text
 
 
+def go_yaml_float(text: str) -> tuple[float | str, bool]:
+    """A plain scalar that YAML 1.1 resolves as a float (not ``.inf`` or ``.nan``) as go-yaml v2
+    reads it, and whether a YAML 1.2 reader reads it otherwise: ``strconv.ParseFloat`` fails
+    on a number beyond float64's range, and go-yaml then keeps the text as a string (``1e400``
+    reaches the apiserver as the string "1e400", not as an infinity)."""
+    number = float(text.replace("_", ""))
+    if math.isfinite(number):
+        return number, False
+    return text, True
+
+
 # Implicit tags of plain scalars as go-yaml v2 resolves them (timestamps stay strings): tag,
 # pattern and the first characters it applies to, in the order a resolver tries them.
 IMPLICIT_RESOLVERS: tuple[tuple[str, re.Pattern[str], list[str]], ...] = (

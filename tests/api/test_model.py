@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dractl.api.defaults import apply_defaults
-from dractl.api.model import build
+from dractl.api.model import build, plain
 from dractl.load import load_text
 
 CLAIM_V1BETA1 = """\
@@ -171,3 +171,24 @@ def test_subrequests_are_always_defaulted() -> None:
         "allocationMode": "ExactCount",
         "count": 1,
     }
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [
+        ("yes", "yes"),
+        (True, "true"),
+        (False, "false"),
+        (None, "null"),
+        (7, "7"),
+        (7.0, "7"),
+        (1.5, "1.5"),
+        (float("inf"), ".inf"),
+        (float("-inf"), "-.inf"),
+        (float("nan"), ".nan"),
+    ],
+)
+def test_map_keys_become_the_strings_kubectl_sends(key: object, text: str) -> None:
+    """sigs.k8s.io/yaml turns a YAML key that is not a string into one (go-yaml's spelling of
+    infinities and NaN: .inf, -.inf, .nan)."""
+    assert plain({"labels": {key: "x"}}) == {"labels": {text: "x"}}
