@@ -278,11 +278,12 @@ def _discard_stdout() -> None:
 
 
 def _say(line: str) -> None:
-    """One line on stderr, its control characters visible; stderr itself may be gone."""
+    """One line on stderr, its control characters visible (a newline too: an error is one line,
+    whatever the names from the input hold); stderr itself may be gone."""
     from dractl.report.escape import visible
 
     with contextlib.suppress(OSError, ValueError):
-        print(visible(line), file=sys.stderr)
+        print(visible(line, one_line=True), file=sys.stderr)
 
 
 def entry_point(prog_name: str = "dractl") -> NoReturn:

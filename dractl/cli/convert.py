@@ -43,35 +43,47 @@ lost (see --allow-lossy), 2 usage error, unreadable input or a version that cann
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
     parser.add_argument(
-        "-t", "--to", metavar="VERSION", choices=TARGETS, default="v1", type=str.lower,
+        "-t",
+        "--to",
+        metavar="VERSION",
+        choices=TARGETS,
+        default="v1",
+        type=str.lower,
         help=f"Version to convert to: {', '.join(TARGETS)}.",
     )
     parser.add_argument(
-        "-w", "--in-place", action="store_true",
+        "-w",
+        "--in-place",
+        action="store_true",
         help="Rewrite the files that change, atomically, keeping their permissions.",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="Write the converted output to this file."
     )
     parser.add_argument(
-        "--check", action="store_true",
+        "--check",
+        action="store_true",
         help="Write nothing; list the files that would change and exit 1 if any.",
     )
     parser.add_argument(
         "--diff", action="store_true", help="Print a unified diff instead of the converted text."
     )
     parser.add_argument(
-        "--allow-lossy", action="store_true",
+        "--allow-lossy",
+        action="store_true",
         help="Drop fields the target version cannot hold (each one is reported).",
     )
     parser.add_argument(
-        "--apply-defaults", action="store_true",
+        "--apply-defaults",
+        action="store_true",
         help="Also write the defaults the apiserver stores (allocationMode, count, toleration "
         "operator).",
     )
     add_max_file_size(parser)
     parser.add_argument(
-        "-q", "--quiet", action="store_true",
+        "-q",
+        "--quiet",
+        action="store_true",
         help="Print only errors, losses and dropped fields (on stderr).",
     )
 
@@ -95,13 +107,13 @@ def run(args: argparse.Namespace) -> int:
         loaded, Options(args.to, allow_lossy=args.allow_lossy, apply_defaults=args.apply_defaults)
     )
     for message in loaded.skipped:
-        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
+        print(visible(f"dractl: warning: {message}", one_line=True), file=sys.stderr)
     for message in loaded.unreadable:
-        print(visible(f"dractl: error: {message}"), file=sys.stderr)
+        print(visible(f"dractl: error: {message}", one_line=True), file=sys.stderr)
     for result in results:
         for note in result.messages:
             if not args.quiet or note.severity.value in ("error", "lossy", "dropped"):
-                print(visible(str(note)), file=sys.stderr)
+                print(visible(str(note), one_line=True), file=sys.stderr)
 
     printable_statuses = (Status.CONVERTED, Status.UNCHANGED, Status.SKIPPED)
     changed = [r for r in results if r.changed]
@@ -112,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(visible(diff))
     if args.check:
         for result in changed:
-            line = visible(f"would convert {result.source.path}")
+            line = visible(f"would convert {result.source.path}", one_line=True)
             print(line, file=sys.stderr if args.diff else sys.stdout)
     elif args.in_place:
         if not args.diff:
@@ -125,16 +137,17 @@ def run(args: argparse.Namespace) -> int:
             if result.source.real_path is None or not _rewritable(result.source):
                 continue
             try:
-                write_atomic(
+                written = write_atomic(
                     result.source.real_path, result.text, expected_original=result.source.text
                 )
             except InputError as error:
                 # One file that cannot be written does not stop the others.
-                print(visible(f"dractl: error: {error}"), file=sys.stderr)
+                print(visible(f"dractl: error: {error}", one_line=True), file=sys.stderr)
                 write_failed = True
                 continue
-            if not args.quiet:
-                print(visible(f"converted {result.source.path}"), file=sys.stderr)
+            # not written: the same file as an input before it (a hard link, a symlink)
+            if written and not args.quiet:
+                print(visible(f"converted {result.source.path}", one_line=True), file=sys.stderr)
     elif not args.diff or args.output:
         printable = [r for r in results if r.status in printable_statuses]
         text = join_outputs([r.text for r in printable])
@@ -167,7 +180,9 @@ def _with_bom(text: str, bom: bool) -> str:
     return "\ufeff" + text if bom and not text.startswith("\ufeff") else text
 
 
-def visible(text: str) -> str:
+def visible(text: str, *, one_line: bool = False) -> str:
+    """``text`` with its control characters escaped; ``one_line`` for a message, which a newline
+    in a name from the input must not split (its second line would name no place)."""
     from dractl.report.escape import visible
 
-    return visible(text)
+    return visible(text, one_line=one_line)

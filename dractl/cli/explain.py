@@ -164,19 +164,19 @@ def run(args: argparse.Namespace) -> int:
         gc.freeze()
         gc.enable()
     for message in loaded.skipped:
-        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
+        print(visible(f"dractl: warning: {message}", one_line=True), file=sys.stderr)
     for message in loaded.unreadable:
-        print(visible(f"dractl: error: {message}"), file=sys.stderr)
+        print(visible(f"dractl: error: {message}", one_line=True), file=sys.stderr)
     for diagnostic in loaded.diagnostics:
         if diagnostic.severity.value == "error":
-            print(visible(f"dractl: error: {diagnostic.position}: {diagnostic.message}"),
-                  file=sys.stderr)
+            line = f"dractl: error: {diagnostic.position}: {diagnostic.message}"
+            print(visible(line, one_line=True), file=sys.stderr)
     if loaded.failed:
         return 2
     objects = build_all(loaded.objects, share=True)
     undecodable = decode_errors(objects, settings.features.release)
     for error in undecodable:
-        print(visible(f"dractl: error: {error}"), file=sys.stderr)
+        print(visible(f"dractl: error: {error}", one_line=True), file=sys.stderr)
     if undecodable:
         return 2
     explanation = run_explain(Workspace(objects), settings)
@@ -212,10 +212,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def visible(text: str) -> str:
+def visible(text: str, *, one_line: bool = False) -> str:
+    """``text`` with its control characters escaped; ``one_line`` for a message on stderr,
+    which a newline in a name from the input must not split (its second line would name no
+    place)."""
     from dractl.report.escape import visible
 
-    return visible(text)
+    return visible(text, one_line=one_line)
 
 
 def visible_but_colors(text: str) -> str:

@@ -27,13 +27,16 @@ def encode_like(text: str, original: bytes) -> bytes:
     return text.encode("utf-8")
 
 
-def write_atomic(path: str, text: str, *, expected_original: str | None = None) -> None:
-    """Replace the file at ``path`` (its target, if it is a symlink) with ``text``.
+def write_atomic(path: str, text: str, *, expected_original: str | None = None) -> bool:
+    """Replace the file at ``path`` (its target, if it is a symlink) with ``text``; return
+    whether anything was written.
 
     The new content goes to a temporary file in the same folder, is flushed to disk and renamed
     over the original, so a reader sees either the old or the new file, never a mix. The
     original's permission bits (and owner, where allowed) are kept. With ``expected_original``,
-    a file whose text changed since it was read is left alone (:class:`InputError`).
+    a file whose text changed since it was read is left alone (:class:`InputError`), unless it
+    holds ``text`` already: one file named twice among the inputs (a hard link, a symlink and
+    its target) is converted under its first name, and found done under the others.
 
     Only a regular file is replaced so: a device (``/dev/null``), a FIFO or a standard stream
     (``/dev/stdout``) is written in place and never read (``/dev/zero`` never ends), and a file
@@ -44,7 +47,7 @@ def write_atomic(path: str, text: str, *, expected_original: str | None = None) 
         if expected_original is not None:
             raise InputError(f"{path}: not a regular file; not written")
         _write_in_place(path, text.encode("utf-8"))
-        return
+        return True
     target = os.path.realpath(path)
     folder = os.path.dirname(target) or "."
     try:
@@ -58,15 +61,22 @@ def write_atomic(path: str, text: str, *, expected_original: str | None = None) 
     if expected_original is not None and info is not None:
         from dractl.load.sources import decode
 
-        if decode(original, path) != expected_original:
+        try:
+            current = decode(original, path)
+        except InputError:  # no longer text at all
+            current = None
+        if current == text:
+            return False
+        if current != expected_original:
             raise InputError(f"{path}: changed on disk while it was being converted; not written")
     data = encode_like(text, original)
     with _terminate_through_an_exception():
         if info is not None and info.st_nlink > 1:
-            _rewrite(path, target, folder, data, original, info)
+            _rewrite(path, target, folder, data, original)
         else:
             _replace(path, target, folder, data, info)
     _sync_folder(folder)
+    return True
 
 
 def _read_regular(target: str) -> tuple[bytes | None, os.stat_result | None]:
@@ -96,7 +106,10 @@ def _is_stream_path(path: str) -> bool:
     (and lose what ``>>`` appends to), so they are written in place even when that is a file."""
     absolute = os.path.abspath(path)
     return absolute.startswith(("/dev/fd/", "/proc/")) or absolute in (
-        "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/stdin",
+        "/dev/tty",
     )
 
 
@@ -109,40 +122,58 @@ def _write_in_place(path: str, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     except OSError as error:
         raise InputError(f"{path}: not written: {error.strerror or error}") from None
     finally:
         os.close(fd)
 
 
-def _rewrite(
-    path: str, target: str, folder: str, data: bytes, original: bytes, info: os.stat_result
-) -> None:
+def _rewrite(path: str, target: str, folder: str, data: bytes, original: bytes) -> None:
     """A file with more than one hard link, rewritten in place: renaming a new file over one of
     its names would part that name from the others. That cannot be atomic, so the new text is
     first written whole beside it (a full disk shows before the file is touched), Ctrl-C and
-    SIGTERM wait until the rewrite is done, and the original is put back if it fails."""
+    SIGTERM wait until the rewrite is done, and the original is put back if it fails.
+
+    The file is then changed by two system calls, one write of the whole text and, when it is
+    shorter than the old one, a truncation: a SIGKILL, which nothing can hold, between the two
+    is the one moment that leaves the file neither old nor new (the new text followed by the
+    end of the old one).
+    """
     _replace(path, target, folder, data, None, keep=False)
     try:
-        with _signals_held(), open(target, "r+b") as fh:
+        with _signals_held():
+            fd = os.open(target, os.O_RDWR | os.O_NOCTTY)
             try:
-                fh.write(data)
-                fh.truncate()
-                fh.flush()
-                os.fsync(fh.fileno())
-            except OSError:
-                fh.seek(0)
-                fh.write(original)
-                fh.truncate()
-                fh.flush()
-                raise
+                try:
+                    _write_at_start(fd, data)
+                    os.ftruncate(fd, len(data))
+                    os.fsync(fd)
+                except OSError:
+                    _write_at_start(fd, original)
+                    os.ftruncate(fd, len(original))
+                    raise
+            finally:
+                os.close(fd)
     except OSError as error:
         raise InputError(f"{path}: not written: {error.strerror or error}") from None
 
 
+def _write_at_start(fd: int, data: bytes) -> None:
+    """``data`` at offset 0, in one system call when the system takes it whole."""
+    view = memoryview(data)
+    offset = 0
+    while offset < len(data):
+        offset += os.pwrite(fd, view[offset:], offset)
+
+
 def _replace(
-    path: str, target: str, folder: str, data: bytes, info: os.stat_result | None, *,
+    path: str,
+    target: str,
+    folder: str,
+    data: bytes,
+    info: os.stat_result | None,
+    *,
     keep: bool = True,
 ) -> None:
     """``keep=False``: only check that ``data`` can be written whole in ``folder``."""

@@ -408,9 +408,41 @@ NUMBERS_AT_LIMITS = [
     ".nan",
     "0x" + "f" * 5000,
     "1e" + "9" * 30,
+    # the edges of the integer and float types that Go, JSON and CEL read them into
+    "9223372036854775807",
+    "-9223372036854775808",
+    "9223372036854775808",
+    "18446744073709551615",
+    "1.7976931348623157e308",
+    "1.7976931348623159e308",
+    "4.9e-324",
+    "2.5e-324",
+    "-0",
+    "-0.0",
+    "0o777",
+    "0b1010",
+    "1_000",
+    "+.5",
+    "NaN",
+    "Infinity",
+    "9223372036854775807Ki",
+    "0.5m",
+    "1e-9n",
 ]
-CONTROL_CHARACTERS = ["\x1b", "\x9b", "\x08", "\x00", "\x07", "\x7f", "\x0c", "\x1b]0;t\x07",
-                      "\x1b[2J", "\x85", "\u2028", "\u202e"]
+CONTROL_CHARACTERS = [
+    "\x1b",
+    "\x9b",
+    "\x08",
+    "\x00",
+    "\x07",
+    "\x7f",
+    "\x0c",
+    "\x1b]0;t\x07",
+    "\x1b[2J",
+    "\x85",
+    "\u2028",
+    "\u202e",
+]
 
 
 def lone_surrogate(text: str, rng: random.Random) -> str:
@@ -465,10 +497,135 @@ def control_character(text: str, rng: random.Random) -> str:
     return "".join(lines)
 
 
-HOSTILE_MUTATIONS: list[Callable[[str, random.Random], str]] = [
+# Byte sequences that are not UTF-8: overlong forms, encoded surrogates, code points past
+# U+10FFFF, bytes that never start a character, a sequence cut short.
+BAD_UTF8 = [
+    b"\xc0\xaf",
+    b"\xe0\x80\xaf",
+    b"\xed\xa0\x80",
+    b"\xed\xbf\xbf",
+    b"\xf4\x90\x80\x80",
+    b"\xf8\x88\x80\x80\x80",
+    b"\xff",
+    b"\xfe",
+    b"\x80",
+    b"\xe2\x82",
+    b"\xc3",
+]
+
+
+def reencode(text: str, rng: random.Random) -> bytes:
+    """The text as other encodings write it (issue 25, encodings): UTF-16 with and without a
+    byte-order mark, cut after an odd byte, with a lone surrogate; UTF-32; Latin-1; bytes that
+    are not UTF-8 anywhere in it; marks where none belongs. The result is bytes, so it ends the
+    chain of mutations (:func:`mutate`)."""
+    choice = rng.randrange(10)
+    if choice == 0:
+        return rng.choice([b"\xff\xfe", b"\xfe\xff"]) + text.encode(
+            "utf-16-le" if rng.random() < 0.5 else "utf-16-be", "surrogatepass"
+        )
+    if choice == 1:  # no mark: NUL bytes between the ASCII characters
+        return text.encode(rng.choice(["utf-16-le", "utf-16-be"]), "surrogatepass")
+    if choice == 2:  # UTF-16 cut after an odd byte, or holding half a surrogate pair
+        data = b"\xff\xfe" + text.encode("utf-16-le", "surrogatepass")
+        if rng.random() < 0.5:
+            return data[: rng.randrange(3, max(4, len(data)), 2)]
+        at = rng.randrange(1, max(2, len(data) // 2)) * 2
+        return data[:at] + rng.choice([b"\x00\xd8", b"\x00\xdc", b"\xff\xdb"]) + data[at:]
+    if choice == 3:  # UTF-32: its little-endian mark starts as UTF-16's
+        return text.encode(rng.choice(["utf-32", "utf-32-le", "utf-32-be"]), "surrogatepass")
+    if choice == 4:
+        return text.encode("latin-1", "replace")
+    if choice == 5:  # marks of two encodings, or a mark after the first line
+        lines = _lines(text)
+        at = rng.randrange(len(lines))
+        if rng.random() < 0.5:
+            return rng.choice(
+                [b"\xef\xbb\xbf\xff\xfe", b"\xef\xbb\xbf\xef\xbb\xbf", b"\xff\xfe\xef\xbb\xbf"]
+            ) + text.encode("utf-8", "surrogatepass")
+        return "".join([*lines[:at], "\ufeff", *lines[at:]]).encode("utf-8", "surrogatepass")
+    data = text.encode("utf-8", "surrogatepass")
+    for _ in range(rng.randrange(1, 3)):
+        at = rng.randrange(len(data) + 1)
+        data = data[:at] + rng.choice(BAD_UTF8) + data[at:]
+    return data
+
+
+def _doubling(depth: int, start: str, result: str, name: str = "l") -> str:
+    """``cel.bind`` a value, then bind its double ``depth`` times: ``depth`` nested binds, and
+    ``result`` on the last one (``{v}`` in it). The compile-time estimate counts list
+    concatenation as O(1) (cel-go does: it concatenates lazily), so it passes; a value copied
+    at each step holds 2**depth elements at the end."""
+    expression = result.format(v=f"{name}{depth}")
+    for level in range(depth, 0, -1):
+        expression = f"cel.bind({name}{level}, {name}{level - 1} + {name}{level - 1}, {expression})"
+    return f"cel.bind({name}0, {start}, {expression})"
+
+
+_DIGITS = "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"
+# Selectors whose values grow at run time (issue 25, family 6). Most pass the compile-time cost
+# estimate, which counts a list concatenation as O(1) (cel-go concatenates lazily): doubled lists
+# of up to 2**27 elements, compared, mapped, concatenated again. The others are past it (joins,
+# strings past 2**19 characters, deep nested maps): lint reports them (DRA202), and select and
+# explain, which do not check the estimate (the scheduler does not, for stored objects),
+# evaluate them under the run-time cost limit. Depths stop below the parser's recursion limit
+# (32 nested calls with the comparison). A bounded evaluation answers each in milliseconds; one
+# that copies needs up to 2**27 elements. (The order is kept: a campaign's input N picks by it.)
+CEL_MEMORY_SELECTORS: list[str] = [
+    *(_doubling(depth, "[1]", "{v}.size() > 0") for depth in (16, 20, 22, 24, 26, 27)),
+    *(_doubling(depth, "[1]", "{v} == {v} + []") for depth in (18, 23, 26)),
+    *(_doubling(depth, "[device.driver]", "{v}.size() > 1") for depth in (20, 25)),
+    *(_doubling(depth, "['ab']", "{v}.join().size() > 0") for depth in (16, 24)),
+    *(_doubling(depth, "[1]", _DIGITS + ".map(x, {v} + {v}).size() > 0") for depth in (14, 22)),
+    *(_doubling(depth, "[1]", "{v}.map(x, x + 1).size() > 0") for depth in (12, 21)),
+    *(_doubling(depth, "'ab'", "{v}.size() > 0", name="s") for depth in (16, 19, 23)),
+    *(_doubling(depth, "device.driver", "{v}.startsWith('gpu')", name="s") for depth in (18, 22)),
+    # nested map over lists: 10**depth results, the run-time cost limit stops the deep ones
+    *(
+        f"cel.bind(d, {_DIGITS}, "
+        + "".join(f"d.map(x{i}, " for i in range(depth))
+        + "x0"
+        + ")" * depth
+        + ".size() > 0)"
+        for depth in (3, 5, 7)
+    ),
+    "cel.bind(d, " + _doubling(10, "[1]", "{v}") + ", d.map(x, d.map(y, d)).size() > 0)",
+]
+
+
+def cel_memory(text: str, rng: random.Random) -> str:
+    """A selector of :data:`CEL_MEMORY_SELECTORS` in place of a CEL expression of the input (one
+    of a DeviceClass or a request), or in a DeviceClass of its own if it has none."""
+    expression = rng.choice(CEL_MEMORY_SELECTORS)
+    docs = _documents(text)
+    places = [
+        (doc, path) for doc in docs for path in _paths(doc) if path and path[-1] == "expression"
+    ]
+    if places:
+        doc, path = rng.choice(places)
+        try:
+            _get(doc, path[:-1])[path[-1]] = expression
+            return _dump(docs, rng)
+        except (RecursionError, ValueError, TypeError):  # a recursive document (aliases)
+            pass
+    device_class = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "grows"},
+        "spec": {"selectors": [{"cel": {"expression": expression}}]},
+    }
+    return text.rstrip("\n") + "\n---\n" + json.dumps(device_class) + "\n"
+
+
+numbers_at_limits = _structural(number_at_limit)
+numbers_at_limits.__name__ = "numbers_at_limits"  # the name of its tests
+
+HOSTILE_MUTATIONS: list[Callable[[str, random.Random], str | bytes]] = [
     lone_surrogate,
-    _structural(number_at_limit),
+    numbers_at_limits,
     control_character,
+    reencode,
+    cel_memory,
 ]
 
 
@@ -476,12 +633,18 @@ MAX_TEXT = 512 * 1024  # inputs stay small enough to run hundreds per minute
 
 
 def mutate(
-    text: str, rng: random.Random, count: int | None = None,
-    mutations: list[Callable[[str, random.Random], str]] | None = None,
-) -> str:
-    """Apply one to four random mutations (one that makes the text too large is skipped)."""
+    text: str,
+    rng: random.Random,
+    count: int | None = None,
+    mutations: list[Callable[[str, random.Random], str | bytes]] | None = None,
+) -> str | bytes:
+    """Apply one to four random mutations (one that makes the text too large is skipped). A
+    mutation that returns bytes (:func:`reencode`) ends the chain: the others edit text."""
     for _ in range(count if count is not None else rng.randrange(1, 5)):
         mutated = rng.choice(mutations or MUTATIONS)(text, rng)
-        if len(mutated) <= MAX_TEXT:
-            text = mutated
+        if len(mutated) > MAX_TEXT:
+            continue
+        if isinstance(mutated, bytes):
+            return mutated
+        text = mutated
     return text
