@@ -49,59 +49,84 @@ fit nowhere (a Pod stays Pending), 2 usage error or bad input.
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
     parser.add_argument(
-        "--claim", metavar="NAME", action="append",
+        "--claim",
+        metavar="NAME",
+        action="append",
         help="Only this claim (or the claims made from this template; <workload>-<n>-<claim>: "
         "the claim of a workload's replica n): NAME (namespace default) or NAMESPACE/NAME. Repeatable.",
     )
     parser.add_argument(
-        "--pod", metavar="[NAMESPACE/]NAME",
+        "--pod",
+        metavar="[NAMESPACE/]NAME",
         help="Only this Pod of a cluster dump (namespace default): its claims, with those the "
         "resource-claim controller made from templates; other claims' allocations are in use.",
     )
     parser.add_argument(
-        "--node", metavar="NAME", action="append",
+        "--node",
+        metavar="NAME",
+        action="append",
         help="Only this node (default: every node the input knows of). Repeatable.",
     )
     parser.add_argument(
-        "-o", "--output", metavar="FORMAT", choices=("text", "json", "yaml", "html"), default="text",
+        "-o",
+        "--output",
+        metavar="FORMAT",
+        choices=("text", "json", "yaml", "html"),
+        default="text",
         help="Output: text, json, yaml or html (a page with a picture of the cluster).",
     )
     parser.add_argument(
-        "--output-file", metavar="FILE",
+        "--output-file",
+        metavar="FILE",
         help="Write the output to FILE (replaced whole), not to stdout.",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true",
+        "-v",
+        "--verbose",
+        action="store_true",
         help="Every node and every rejected device, not a summary.",
     )
     parser.add_argument(
-        "--timeout", metavar="SECONDS", type=positive_float, default=10.0,
+        "--timeout",
+        metavar="SECONDS",
+        type=positive_float,
+        default=10.0,
         help="Per node, as the scheduler's filterTimeout: a node whose search takes longer is "
         "unschedulable (timed out); every other node is still evaluated.",
     )
     parser.add_argument(
-        "--run-timeout", metavar="SECONDS", type=positive_float,
+        "--run-timeout",
+        metavar="SECONDS",
+        type=positive_float,
         help="A budget for the whole run (default: none): nodes not searched by then are "
         "reported as not evaluated.",
     )
     parser.add_argument(
-        "--replicas", metavar="N|max", type=_replicas,
+        "--replicas",
+        metavar="N|max",
+        type=_replicas,
         help="Place this many replicas of each workload instead of its own count; max: until one "
         "does not fit (at most 10000).",
     )
     parser.add_argument(
-        "--placement", metavar="pack|spread", default="pack",
+        "--placement",
+        metavar="pack|spread",
+        default="pack",
         help="The node each replica of a workload gets: pack fills one node before the next, "
         "spread goes round the feasible nodes (an approximation of the scheduler's scoring).",
     )
     parser.add_argument(
-        "-j", "--jobs", metavar="N", type=positive_int,
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=positive_int,
         help="Processes for a large input: its documents are read, and its nodes searched, in "
         "that many (default: one per CPU; used only when it pays). The output is the same "
         "whatever the number.",
     )
     parser.add_argument(
-        "--scheduler-config", metavar="FILE",
+        "--scheduler-config",
+        metavar="FILE",
         help="A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as kube-scheduler "
         "takes it: the profile for the Pod's schedulerName, its plugins and their arguments "
         "(default: kube-scheduler's default profile).",
@@ -127,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
     from dractl.load.sources import read_stdin
 
     if args.placement not in PLACEMENTS:
-        raise UsageError(f"--placement: unknown placement {args.placement!r}; choose pack or spread")
+        raise UsageError(
+            f"--placement: unknown placement {args.placement!r}; choose pack or spread"
+        )
     jobs = args.jobs or available_cpus()
     profiles = None
     if args.scheduler_config is not None:
@@ -158,8 +185,15 @@ def run(args: argparse.Namespace) -> int:
     # and they are then left out of its walks (frozen).
     gc.disable()
     try:
-        loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, omit=UNREAD,
-                            marks=False, jobs=jobs)
+        loaded = load_paths(
+            args.paths,
+            stdin=stdin,
+            limits=input_limits,
+            comments=False,
+            omit=UNREAD,
+            marks=False,
+            jobs=jobs,
+        )
     finally:
         gc.freeze()
         gc.enable()

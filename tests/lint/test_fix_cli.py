@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 LABELLED = """\
 apiVersion: v1
 kind: Namespace
@@ -263,3 +265,28 @@ def test_rules_say_which_have_a_fix(run_dractl) -> None:
     }
     one = run_dractl("rules", "DRA510").stdout
     assert "; fix: safe (dractl lint --fix)\n" in one.splitlines()[1] + "\n"
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_expression_beside_cel_in_files_with_cr_line_breaks(
+    run_dractl, tmp_path: Path, newline: str
+) -> None:
+    """YAML breaks lines at CR as at LF: the finding is reported, the file is never garbled."""
+    text = newline.join(
+        [
+            "apiVersion: resource.k8s.io/v1",
+            "kind: DeviceClass",
+            "metadata:",
+            "  name: gpu",
+            "spec:",
+            "  selectors:",
+            "  - cel:",
+            '    expression: device.driver == "x"',
+            "",
+        ]
+    )
+    (tmp_path / "class.yaml").write_bytes(text.encode())
+    out = _lint(run_dractl, tmp_path, "--fix", "class.yaml")
+    assert out.returncode == 1, out.stderr
+    assert "DRA010" in out.stdout and "internal error" not in out.stderr
+    assert (tmp_path / "class.yaml").read_bytes() == text.encode()

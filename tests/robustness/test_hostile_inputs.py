@@ -562,6 +562,23 @@ def test_a_newline_in_a_name_does_not_split_a_message(tmp_path: Path, args: tupl
         assert harness.unplaced(outcome) == [] and "template.yaml:7:13: " in line
 
 
+@pytest.mark.xfail(
+    reason="dractl/report/text.py (or the rule) writes a value's newline as it is: the header of "
+    "the diagnostic is split, its second line names no place (issue 25 campaign)",
+    strict=False,
+)
+def test_a_newline_in_a_value_does_not_split_a_diagnostic(tmp_path: Path) -> None:
+    path = tmp_path / "class.json"
+    path.write_text(
+        '{"apiVersion": "resource.k8s.io/v1", "kind": "Device\\nClass", "metadata": {}}\n'
+    )
+    result = dractl("lint", path)
+    err = assert_handled(result)
+    out = result.stdout.decode()
+    assert result.returncode == 1 and "DRA403" in out
+    assert harness.unplaced(harness.Outcome("lint", 1, 0.0, stdout=out, stderr=err)) == [], out
+
+
 POD = (POD_EXAMPLE / "pod.yaml").read_text()
 _REFERENCE = POD.index("resourceClaimTemplateName: two-gpus-same-numa")
 _REFERENCE_AT = (

@@ -95,6 +95,8 @@ def _indent_under_cel(document: Document, path: tuple[Any, ...]) -> tuple[Positi
         or keys.index("expression") != keys.index("cel") + 1
     ):
         return None
+    if "\r" in document.text:
+        return None  # YAML breaks lines at CR too; the edits below count lines at LF only
     lines = document.text.split("\n")
     if not _CEL_KEY_RE.fullmatch(lines[cel_line][cel_column:]):
         return None  # `cel: null`, `cel: ~`, `cel: {}`: not only an indentation slip
