@@ -118,6 +118,11 @@ def compile_selector(
 
 def _compile_uncached(expression: str, environment: Environment, engine_name: str,
                       engine: Any) -> CompiledSelector | CelCompileError:
+    from dractl.cel.parse_limits import size_error
+
+    too_long = size_error(expression)
+    if too_long is not None:
+        return too_long
     try:
         program = engine.compile(expression, environment)
     except CelCompileError as exc:

@@ -25,6 +25,8 @@ ACCUMULATOR_NAMES = ("@result", "__result__")
 #: resourceapi.CELSelectorExpressionMaxCost: the validation limit on the estimate and the
 #: scheduler's runtime limit on the actual cost.
 RUNTIME_COST_LIMIT = 1_000_000
+#: cel-go's error for an evaluation whose actual cost passed the limit (interpreter/runtimecost.go).
+COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 
 # Declared maximum sizes (k8s.io/api/resource/v1).
 DRIVER_NAME_MAX_LENGTH = 63

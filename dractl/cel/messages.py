@@ -8,7 +8,7 @@ from dractl.cel.errors import CelError
 
 # Patterns as text, compiled on first use by re's cache: only runs with CEL errors need them.
 _STATUS_PREFIX = r"^[A-Z_]+: "
-_STATUS_SUFFIX = r"\s*\[[A-Z_]+\]$"
+_STATUS_CODE = r"[A-Z_]+"
 #: The first line of one error of a cel-go or cel-cpp issue report.
 ISSUE_HEAD = r"^ERROR: <input>:(\d+):(\d+): (.*)$"
 _KEY_NOT_FOUND = r'''(?s)^Key not found in map ?: ?(?:"(.*)"|'(.*)'|(.*))$'''
@@ -20,8 +20,15 @@ DOUBLE_KEY_NOT_FOUND = rf"^Key not found in map ?: ?{_DOUBLE_KEY}$"
 
 
 def strip_status(message: str) -> str:
-    """``INVALID_ARGUMENT: text [INVALID_ARGUMENT]`` → ``text`` (absl status decoration)."""
-    message = re.sub(_STATUS_SUFFIX, "", message.strip())
+    """``INVALID_ARGUMENT: text [INVALID_ARGUMENT]`` → ``text`` (absl status decoration).
+
+    The suffix is found from the end rather than by a pattern starting with ``\\s*``: a report
+    quotes the expression, and a run of n spaces in it made such a search take n² steps."""
+    message = message.strip()
+    if message.endswith("]"):
+        start = message.rfind("[")
+        if start >= 0 and re.fullmatch(_STATUS_CODE, message[start + 1 : -1]):
+            message = message[:start].rstrip()
     return re.sub(_STATUS_PREFIX, "", message, count=1)
 
 

@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except CelCompileError as exc:
         first = exc.errors[0] if exc.errors else None
-        where = f"expression:{first.line}:{first.column}: " if first else ""
+        # cel-go's limits (size, nesting) have no position: line -1, as upstream reports them
+        where = "expression: " if first is None or first.line < 1 else f"expression:{first.line}:{first.column}: "
         detail = first.message if first else exc.detail
         print(visible(f"dractl: error: {where}{detail}"), file=sys.stderr)
         return 2

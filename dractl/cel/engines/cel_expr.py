@@ -50,7 +50,7 @@ from dractl.cel.ast import (
     replace_call_operand,
 )
 from dractl.cel.call_text import argument_ends
-from dractl.cel.cost import RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
+from dractl.cel.cost import COST_LIMIT_EXCEEDED, RUNTIME_COST_LIMIT, UINT64_MAX, CostEstimator
 from dractl.cel.device import CelDevice, PlainDevice
 from dractl.cel.engines import (
     cel_expr_descriptors,
@@ -62,6 +62,7 @@ from dractl.cel.engines import (
 )
 from dractl.cel.environment import Environment
 from dractl.cel.errors import CelCompileError, CelError, CelRuntimeError
+from dractl.cel.evaluation_bound import CEL_CPP_UNITS, SHARED_ARENA_UNITS, EvaluationBound
 from dractl.cel.functions import declared_functions
 from dractl.cel.semver import (
     Semver,
@@ -396,13 +397,16 @@ class _CelExprProgram:
             # cel-cpp does not meter cost; when even the cheapest path costs more than the
             # limit, upstream's evaluation is cancelled on every device. (A saturated estimate
             # is an estimator artefact, such as a slice whose start is after its end.)
-            raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
+            raise CelRuntimeError(COST_LIMIT_EXCEEDED)
         activation = device._program_inputs.get(self)
         if activation is None:
             lookups = self.lookups
             activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None,
                                                  self.whole_device)
             device.set_program_input(self, activation)
+        return self._run(activation, device)
+
+    def _run(self, activation: Any, device: CelDevice) -> Any:
         runtime = self._runtime
         if runtime is None:
             runtime = self._runtime = self._engine.runtime_env.deserialize(self._runtime_tree)
@@ -562,8 +566,54 @@ class _FallbackProgram(_CelExprProgram):
 
     def evaluate(self, device: CelDevice) -> Any:
         if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
-            raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
+            raise CelRuntimeError(COST_LIMIT_EXCEEDED)
         return self._fallback.evaluate(device)
+
+
+class _FreshProgram(_CelExprProgram):
+    """A program whose evaluation may build more than a device's shared activation should keep
+    (see dractl.cel.evaluation_bound): each evaluation gets an activation of its own, freed with
+    everything cel-cpp built in it."""
+
+    __slots__ = ()
+
+    def evaluate(self, device: CelDevice) -> Any:
+        if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
+            raise CelRuntimeError(COST_LIMIT_EXCEEDED)
+        lookups = self.lookups
+        activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None,
+                                             self.whole_device, fresh=True)
+        return self._run(activation, device)
+
+
+class _FreshPanickingProgram(_PanickingProgram, _FreshProgram):
+    __slots__ = ()
+
+
+class _TrackedProgram(_CelExprProgram):
+    """A program upstream may cancel for its actual cost, or whose evaluation cel-cpp could not
+    hold (see dractl.cel.evaluation_bound): cel-python runs it, tracking cel-go's actual cost and
+    the size of what it builds. Without cel-python, cel-cpp runs it in an activation of its own
+    if it can hold it (its cost untracked), else it is refused."""
+
+    __slots__ = ("units",)
+    units: int  # what the evaluation may build (dractl.cel.evaluation_bound)
+
+    def evaluate(self, device: CelDevice) -> Any:
+        if RUNTIME_COST_LIMIT < self.min_cost < UINT64_MAX:
+            raise CelRuntimeError(COST_LIMIT_EXCEEDED)
+        answer = self._fallback_answer(device)
+        if answer is not None:
+            return answer
+        if self.units > CEL_CPP_UNITS:
+            raise CelRuntimeError(
+                "not supported by dractl: this selector may build more than the default engine holds "
+                f"in one evaluation ({CEL_CPP_UNITS:,} values), and cel-python, which tracks what it builds "
+                "and the scheduler's cost limit, is not installed")
+        lookups = self.lookups
+        activation = self._engine.activation(device, self._list_types, lookups if lookups.exact else None,
+                                             self.whole_device, fresh=True)
+        return self._run(activation, device)
 
 
 class _NonBool:
@@ -2025,6 +2075,8 @@ class CelExprEngine:
         try:
             checked = checker.compile(source)
         except RuntimeError as exc:
+            if cel_expr_fallback.cel_cpp_nesting_limit(str(exc)):
+                return cel_expr_fallback.nested_program(expression, environment)  # type: ignore[no-any-return]
             error = self._compile_error(str(exc), expression, source, environment)
             if cel_expr_fallback.cel_cpp_limit(error, expression):
                 fallback = cel_expr_fallback.fallback_program(expression, environment)
@@ -2071,12 +2123,19 @@ class CelExprEngine:
             serialized, renames, _shadowed_map_keys(ast), _always_true(ast), guards,
             first_fresh_id=max((node.id for node in ast.root.walk()), default=0) + len(renames) + 1)
         estimate = CostEstimator(ast, environment.list_type_attributes).estimate()
+        bound, units = EvaluationBound(ast, environment.list_type_attributes).measure()
         # Only a program that can panic as cel-go does looks for a recorded panic.
         panicking = guards or any(name in ("dractl.@in_constant_list", "dractl.@in") for name in renames.values())
-        kind = _PanickingProgram if panicking else _CelExprProgram
+        kind: type[_CelExprProgram] = _PanickingProgram if panicking else _CelExprProgram
         if fallback is not None:
             kind = _FallbackProgram
+        elif bound.max > RUNTIME_COST_LIMIT or units > CEL_CPP_UNITS:
+            kind = _TrackedProgram
+        elif units > SHARED_ARENA_UNITS:
+            kind = _FreshPanickingProgram if panicking else _FreshProgram
         program = kind(self, runtime_tree, output_type, environment.list_type_attributes, ast, estimate.max, estimate.min)
+        if isinstance(program, _TrackedProgram):
+            program.units = units
         program.domains_defaulted = domains_defaulted
         program.expression = expression
         program.environment = environment
@@ -2133,13 +2192,15 @@ class CelExprEngine:
 
     # -- device conversion -------------------------------------------------------------------
     def activation(self, device: CelDevice, list_types: bool, domains: DomainLookups | None,
-                   whole_device: bool) -> Any:
+                   whole_device: bool, fresh: bool = False) -> Any:
         """The activation a program evaluates ``device`` with.
 
         ``domains``: looked-up domains the device lacks are bound to empty maps (``None``: the
         device's maps as they are). ``whole_device``: ``device`` itself carries the attribute and
         capacity maps (only needed when the expression uses ``device`` other than for its scalar
         fields; the checked expression reads ``device.attributes`` as its own variable).
+        ``fresh``: a new activation, not the device's shared one (what cel-cpp builds in it is
+        freed with it).
         """
         attributes_key, capacity_key, lean_key, whole_key = _CONVERSION_KEYS[list_types]
         attributes = device.engine_value(attributes_key)
@@ -2160,13 +2221,16 @@ class CelExprEngine:
             missing_capacity = _missing(domains.capacity, device.driver, capacity)
             if missing_attributes or missing_capacity:
                 key = (ENGINE_NAME, list_types, missing_attributes, missing_capacity, whole_device)
-                padded = device.engine_value(key)
+                padded = None if fresh else device.engine_value(key)
                 if padded is None:
                     padded = self._new_activation(
                         device, {**attributes, **{d: {} for d in missing_attributes}},
                         {**capacity, **{d: {} for d in missing_capacity}}, whole_device)
-                    device.set_engine_value(key, padded)
+                    if not fresh:
+                        device.set_engine_value(key, padded)
                 return padded
+        if fresh:
+            return self._new_activation(device, attributes, capacity, whole_device)
         key = whole_key if whole_device else lean_key
         activation = device.engine_value(key)
         if activation is None:

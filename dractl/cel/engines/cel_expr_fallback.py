@@ -35,6 +35,9 @@ same environment:
   extension writes its own texts (``Infinity``, ``1.000000e+300``, a double in a list) and formats
   invalid UTF-8, where cel-go uses Go's fmt and fails; a run-time check hands only the device
   that meets such a value over;
+- an expression nested more than 32 levels deep (:func:`cel_cpp_nesting_limit`): cel-cpp's
+  parser stops there, cel-go's at 250 (``dractl.cel.parse_limits``); cel-python parses it,
+  reports upstream's error beyond upstream's limits and compiles it within them;
 - an expression cel-cpp's parser or checker refuses and cel-go's does not (:func:`cel_cpp_limit`):
   ``optMap``/``optFlatMap`` naming their variable ``__result__``, ``indexOf`` of a list of
   optionals (cel-go declares it for ``list(A)``, cel-expr-python cannot declare a type
@@ -50,7 +53,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from dractl.cel import messages
-from dractl.cel.errors import CelCompileError
+from dractl.cel.errors import CelCompileError, CelError
 
 if TYPE_CHECKING:
     from dractl.cel.environment import Environment
@@ -83,6 +86,28 @@ _ACCUMULATOR_CLASH = "iteration variable overwrites accumulator variable"
 _OPTIONAL_MACRO_RESULT = r"\.\s*opt(Flat)?Map\s*\(\s*__result__\s*,"
 _OTHER_MACRO_RESULT = (r"\.\s*(all|exists|exists_one|existsOne|map|filter|transformList|transformMap|transformMapEntry)"
                        r"\s*\(\s*(\w+\s*,\s*)?__result__\s*,")
+
+
+# cel-cpp's parser errors at its nesting limit (ParserOptions.max_recursion_depth, 32).
+_NESTING_LIMITS = ("Exceeded max recursion depth of ", "Expression recursion limit exceeded. limit: ")
+
+
+def cel_cpp_nesting_limit(report: str) -> bool:
+    """Whether cel-cpp refused to parse an expression for nesting past its own limit."""
+    return any(text in report for text in _NESTING_LIMITS)
+
+
+def nested_program(expression: str, environment: Environment) -> Any:
+    """cel-python's program for an expression cel-cpp cannot parse for its nesting; its compile
+    error is upstream's (the nesting limits included)."""
+    from dractl.cel.engines import FALLBACK_ENGINE, EngineUnavailable, get_engine
+
+    try:
+        return get_engine(FALLBACK_ENGINE).compile(expression, environment)
+    except EngineUnavailable:
+        message = ("the default engine parses no expression nested more than 32 levels deep (upstream: 250); "
+                   "the cel-python engine does, and is not installed")
+        raise CelCompileError(message, [CelError(message)], kind="unsupported") from None
 
 
 def cel_cpp_runtime_limit(raw: str) -> bool:

@@ -439,6 +439,10 @@ class Checked:
     min_cost: int
     #: Why cel-go fails to build the program (a constant regex it cannot compile), if it does.
     program_error: CelError | None = None
+    #: ``id()`` of the sources (:attr:`Node.source`) of calls more than one overload of which
+    #: takes the arguments' types: cel-go dispatches them at run time, and charges them as
+    #: calls of no known overload.
+    dynamic_calls: frozenset[int] = frozenset()
 
 
 class Checker:
@@ -465,6 +469,7 @@ class Checker:
         #: ``"literal".format([...])`` calls, which cel-go's format validator checks.
         self.format_calls: list[Node] = []
         self.program_errors: list[CelError] = []
+        self.dynamic_calls: set[int] = set()
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -490,6 +495,7 @@ class Checker:
         if any(t == ERROR for t in args):
             return ERROR
         result: Type | None = None
+        matched = 0
         for overload in overloads(name):
             if overload.member != member or len(overload.params) != len(args):
                 continue
@@ -498,11 +504,14 @@ class Checker:
             trial = self.mapping.copy()
             if all(_assignable(trial, a, p) for a, p in zip(args, params, strict=True)):
                 self.mapping = trial
+                matched += 1
                 found = self.mapping.substitute(self._instantiate(overload.result, fresh))
                 if result is None:
                     result = found
                 elif not _dyn_like(result) and found != result:
                     result = DYN
+        if matched > 1 and node.source is not None:
+            self.dynamic_calls.add(id(node.source))
         if result is None:
             shown = [self.shown(t) for t in args]
             listed = f"{shown[0]}.({', '.join(shown[1:])})" if member else f"({', '.join(shown)})"
@@ -888,7 +897,8 @@ def check(tree: Any, environment: Environment) -> tuple[Node, Checked]:
         errors = checker.validate_literals()
     final = checker.mapping.substitute(output, vars_to_dyn=True)
     program_error = checker.program_errors[0] if checker.program_errors else None
-    return root, Checked(errors, checker.unsupported, output_name(final), _min_cost(root), program_error)
+    return root, Checked(errors, checker.unsupported, output_name(final), _min_cost(root), program_error,
+                         frozenset(checker.dynamic_calls))
 
 
 def _undyn(node: Node) -> Node:

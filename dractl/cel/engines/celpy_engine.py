@@ -12,15 +12,16 @@ cel-go's extensions. This module adds what DRA selectors need on top of its inte
 * CEL's heterogeneous numeric equality and cross-type numeric ordering (``x == 3.0`` on an int);
 * upstream's runtime error texts (``no such key: <name>``, ``got 'types.Int', expected iterable
   type``, ...);
-* cel-go's type checker and its compile errors (:mod:`dractl.cel.engines.celpy_checker`).
-
-Known gaps (tests name them): optional list and map literal entries (``[?x]``) do not parse;
-cost is bounded from below for literal ranges only.
+* cel-go's type checker and its compile errors (:mod:`dractl.cel.engines.celpy_checker`);
+* cel-go's actual cost, charged step by step as cel-go's cost tracker charges it, and the
+  scheduler's runtime limit on it (:mod:`dractl.cel.engines.celpy_cost`); values past what
+  dractl holds are refused before they are built;
+* cel-go's parser limits (:mod:`dractl.cel.parse_limits`); a deep expression is walked without
+  a Python frame per grammar rule, so that what cel-go parses (250 levels) evaluates here.
 """
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import functools
 import logging
@@ -31,21 +32,28 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import celpy
 import celpy.celtypes as ct
 import lark
 from celpy.celparser import CELParser
-from celpy.evaluation import CELEvalError, Evaluator
+from celpy.evaluation import CELEvalError, Evaluator, base_functions
 
 from dractl.api.quantity import Quantity, QuantityError, from_int, is_quantity, parse_quantity
-from dractl.cel import messages, regex
+from dractl.cel import messages, parse_limits, regex
 from dractl.cel import numbers as cel_numbers
-from dractl.cel.cost import RUNTIME_COST_LIMIT
+from dractl.cel.cost import COST_LIMIT_EXCEEDED, RUNTIME_COST_LIMIT
 from dractl.cel.device import CelDevice, PlainDevice
-from dractl.cel.engines import celpy_maps, celpy_overloads, celpy_parse_errors
+from dractl.cel.engines import celpy_cost, celpy_maps, celpy_overloads, celpy_parse_errors
 from dractl.cel.engines.celpy_checker import check
+from dractl.cel.engines.celpy_cost import (
+    CURRENT_BUDGET,
+    Budget,
+    CostExceeded,
+    ValueTooLarge,
+    charge,
+)
 from dractl.cel.engines.celpy_format import format_string, quote
 from dractl.cel.engines.celpy_library import (
     CONVERSIONS,
@@ -57,7 +65,7 @@ from dractl.cel.engines.celpy_library import (
     sort_by_keys,
 )
 from dractl.cel.engines.celpy_literals import literal_list, literal_map
-from dractl.cel.engines.celpy_syntax import MACROS, TYPE_IDENTIFIERS
+from dractl.cel.engines.celpy_syntax import MACROS, TYPE_IDENTIFIERS, parser_depths
 from dractl.cel.engines.celpy_time import TIME_FUNCTIONS
 from dractl.cel.engines.celpy_values import (
     GO_TYPES,
@@ -726,74 +734,214 @@ def _library(environment: Environment) -> dict[str, Callable[..., Any]]:
     if "optionals" in libraries:
         functions.update(_OPTIONAL_FUNCTIONS)
     functions.update(library_functions(libraries))
-    for name in ("distinct", "sort"):
-        if name in functions:
-            functions[name] = _charging_self_compare(functions[name])
     if "k8s-lists" in libraries:
         functions["indexOf"] = on_string_or_list(functions["indexOf"], list_index_of)
         functions["lastIndexOf"] = on_string_or_list(functions["lastIndexOf"], list_last_index_of)
-    return functions
+    # Every call charges cel-go's cost (cel-python's own functions too); the names of types
+    # are values, not calls.
+    return {name: function if name in _TYPE_VALUES else celpy_cost.charged(name, function)
+            for name, function in {**base_functions, **functions}.items()}
+
+
+_TYPE_VALUES = frozenset({"list", "map", "null_type"})
 
 
 # -- the interpreter -------------------------------------------------------------------------
 
 
-class _CostExceeded(Exception):
-    pass
+class _Deferred:
+    """A ``cel.bind`` variable's value: cel-go evaluates it (in the scope around the bind) when
+    the body first reads the variable, if ever (its cost too)."""
+
+    __slots__ = ("_evaluator", "_tree", "_value")
+
+    def __init__(self, evaluator: _Evaluator, tree: Any) -> None:
+        self._evaluator = evaluator
+        self._tree = tree
+        self._value: Any = _Deferred
+
+    def get(self) -> Any:
+        if self._value is _Deferred:
+            self._value = celpy_maps.bound(self._evaluator.visit(self._tree))
+        return self._value
 
 
-#: The budget of the evaluation under way, for library functions that charge it.
-_CURRENT_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("celpy_budget", default=None)
+class _CostPlan:
+    """What cel-go plans differently from how cel-python walks the tree, by ``id`` of the node
+    (the program keeps its tree, so the ids stay): constants cel-go evaluates once when it plans
+    (literals of constants, conversions of constants, numbers with a minus), lookups on a value
+    that is no variable (a relative attribute, one step more) and ``dyn()`` of a value that is
+    not a constant (a call cel-python does not make)."""
+
+    __slots__ = ("bare_attributes", "constants", "dyn_calls", "dynamic", "index_costs", "relative")
+
+    def __init__(self, tree: Any, dynamic: frozenset[int] = frozenset()) -> None:
+        #: calls cel-go dispatches at run time (Checked.dynamic_calls)
+        self.dynamic = dynamic
+        self.constants: set[int] = set()
+        self.relative: set[int] = set()
+        self.dyn_calls: set[int] = set()
+        #: branches of ``?:`` that are attributes with constant qualifiers
+        self.bare_attributes: set[int] = set()
+        #: what an index costs: its relative attribute, and its qualifier unless the key is an
+        #: attribute (cel-go observes that attribute instead of the qualification)
+        self.index_costs: dict[int, int] = {}
+        for node in tree.iter_subtrees():
+            kind = node.data
+            if kind == "expr" and len(node.children) == 3:
+                self.bare_attributes.update(id(branch) for branch in node.children[1:] if _is_bare_attribute(branch))
+            if kind in ("listinits", "mapinits") and all(
+                    isinstance(child, lark.Tree) and child.data == "expr" and _is_constant(child)
+                    for child in node.children):
+                self.constants.add(id(node))
+            elif kind == "ident_arg" and len(node.children) == 2:
+                if _is_constant(node) or (node.children[0] == "type" and all(
+                        isinstance(child, lark.Tree) and _is_constant(child) for child in node.children[1].children)):
+                    self.constants.add(id(node.children[0]))  # the name token: function_eval sees it
+                elif node.children[0] == "dyn":
+                    self.dyn_calls.add(id(node))
+            if kind in ("member_dot", "member_index", "member_dot_opt", "member_index_opt"):
+                relative = not _is_attribute(node.children[0])
+                if relative:
+                    self.relative.add(id(node))
+                if kind in ("member_index", "member_index_opt"):
+                    self.index_costs[id(node)] = relative + (not _is_attribute(node.children[1]))
+            elif kind == "expr" and _is_constant(node):
+                self.constants.add(id(node))  # a macro's body: map appends it as a literal
+            elif kind == "unary" and len(node.children) == 2 and node.children[0].data == "unary_neg" \
+                    and _is_number_literal(node.children[1]):
+                self.constants.add(id(node))
 
 
-def _charge(cost: int) -> None:
-    budget = _CURRENT_BUDGET.get()
-    if budget is not None:
-        budget.left -= cost
-        if budget.left < 0:
-            raise _CostExceeded
+def _is_bare_attribute(tree: Any) -> bool:
+    """A variable and field selections or constant indexes on it (``a``, ``a.b["c"]``)."""
+    while isinstance(tree, lark.Tree):
+        if tree.data in ("ident", "dot_ident"):
+            return True
+        if tree.data == "member_dot":
+            tree = tree.children[0]
+        elif tree.data == "member_index":
+            if not _is_constant(tree.children[1]):
+                return False
+            tree = tree.children[0]
+        elif tree.data == "paren_expr" or (tree.data in _WRAPPERS and len(tree.children) == 1):
+            tree = tree.children[0]
+        else:
+            return False
+    return False
 
 
-def _self_compare_cost(items: list[Any]) -> int:
-    """cel-go's runtime cost of ``distinct``, ``sort`` and ``sortBy`` (lists extension v3): a
-    worst-case n² comparison, dearer for strings and bytes, plus the call and the new list."""
-    factor = 2.1 if items and type_name(items[0]) in ("string", "bytes") else 2.0
-    return int(len(items) ** 2 * factor) + 1 + 10
+def _is_number_literal(tree: Any) -> bool:
+    while isinstance(tree, lark.Tree) and len(tree.children) == 1 and tree.data in _WRAPPERS:
+        tree = tree.children[0]
+    return isinstance(tree, lark.Tree) and tree.data == "literal" and isinstance(tree.children[0], lark.Token) \
+        and tree.children[0].type in ("INT_LIT", "UINT_LIT", "FLOAT_LIT")
 
 
-def _charging_self_compare(function: Callable[..., Any]) -> Callable[..., Any]:
-    def call(target: Any, *args: Any) -> Any:
-        if isinstance(target, list):
-            _charge(_self_compare_cost(target))
-        return function(target, *args)
+_OPERATORS = {
+    "relation_lt": "_<_", "relation_le": "_<=_", "relation_ge": "_>=_", "relation_gt": "_>_", "relation_eq": "_==_",
+    "relation_ne": "_!=_", "relation_in": "_in_", "addition_add": "_+_", "addition_sub": "_-_",
+    "multiplication_mul": "_*_", "multiplication_div": "_/_", "multiplication_mod": "_%_",
+}
+_PASS_THROUGH = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
+                           "unary", "member"})
+_ATTRIBUTES = frozenset({"ident", "dot_ident", "member_dot", "member_index", "member_dot_opt", "member_index_opt"})
 
-    return call
 
-
-class _Budget:
-    __slots__ = ("left",)
-
-    def __init__(self) -> None:
-        self.left = RUNTIME_COST_LIMIT
+def _is_attribute(tree: Any) -> bool:
+    """Whether cel-go plans ``tree`` as an attribute (a variable and its qualifiers; cel-go's
+    parser drops parentheses)."""
+    while isinstance(tree, lark.Tree):
+        if tree.data in _ATTRIBUTES:
+            return True
+        if tree.data == "paren_expr":
+            tree = tree.children[0]
+            continue
+        if len(tree.children) != 1 or tree.data not in _WRAPPERS:
+            return False
+        tree = tree.children[0]
+    return False
 
 
 class _Evaluator(Evaluator):
-    """cel-python's interpreter with cel-go's answers where the two differ."""
+    """cel-python's interpreter with cel-go's answers where the two differ, charging cel-go's
+    actual cost step by step (see celpy_cost)."""
 
-    budget: _Budget
+    budget: Budget
+    plan: _CostPlan
 
     def sub_evaluator(self, ast: Any) -> _Evaluator:
         nested = _Evaluator(ast, activation=self.activation)
         nested.budget = self.budget
+        nested.plan = self.plan
         return nested
 
+    def _visit_tree(self, tree: Any) -> Any:
+        # A rule with one child (``expr`` → ``conditionalor`` → ... → ``member``) only hands its
+        # child on: going straight to it saves some forty frames per nesting level, which a
+        # deep selector would otherwise spend on Python's recursion limit.
+        while tree.data in _PASS_THROUGH and len(tree.children) == 1:
+            child = tree.children[0]
+            if not isinstance(child, lark.Tree):
+                break
+            tree = child
+        return getattr(self, tree.data)(tree)
+
+    def visit(self, tree: Any) -> Any:
+        return self._visit_tree(tree)
+
+    def _spend(self, cost: int) -> None:
+        budget = self.budget
+        budget.left -= cost
+        if budget.left < 0:
+            raise CostExceeded
+
+    def _free(self, visit: Callable[[], Any]) -> Any:
+        """``visit()`` without charging: a constant cel-go evaluates when it plans."""
+        budget = self.budget
+        left = budget.left
+        try:
+            return visit()
+        finally:
+            budget.left = left
+
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
+        if name not in TYPE_IDENTIFIERS:  # a type name is a constant to cel-go
+            self._spend(1)
         value = super().ident_value(name, root_scope)
+        if type(value) is _Deferred:
+            value = value.get()
         if type(value) is CelOptional and value.present:
             # cel-go unwraps an optional read from a variable and wraps its value again: a new
             # *types.Optional at every read (which a map keyed by the old one does not find).
             return CelOptional(value.value, True)
         return value
+
+    def conditionalor(self, tree: Any) -> Any:
+        return self._logical(tree, True)
+
+    def conditionaland(self, tree: Any) -> Any:
+        return self._logical(tree, False)
+
+    def _logical(self, tree: Any, decisive: bool) -> Any:
+        """``||`` (``decisive`` True) and ``&&`` as cel-go evaluates them: the right operand
+        only when the left one does not decide."""
+        if len(tree.children) != 2:
+            return super().conditionalor(tree) if decisive else super().conditionaland(tree)
+        operands = []
+        node = tree
+        while node.data == tree.data and len(node.children) == 2:  # the chain is left-recursive
+            operands.append(node.children[1])
+            node = node.children[0]
+        operands.append(node)
+        combine = _logical(decisive)
+        result: Any = _logical  # nothing yet (None is CEL's null)
+        for operand in reversed(operands):  # left to right, without a frame per operator
+            value = self.visit(operand)
+            result = value if result is _logical else combine(result, value)
+            if _is_bool(result) and bool(result) is decisive:
+                return ct.BoolType(decisive)
+        return result
 
     def expr(self, tree: Any) -> Any:
         if len(tree.children) == 3:  # cel-go: an error condition is the result, a non-bool one no overload
@@ -802,22 +950,140 @@ class _Evaluator(Evaluator):
                 return condition
             if not _is_bool(condition):
                 return failure(NO_SUCH_OVERLOAD)
-            return self.visit(tree.children[1] if condition else tree.children[2])
+            branch = tree.children[1] if condition else tree.children[2]
+            value = self.visit(branch)
+            if id(branch) in self.plan.bare_attributes:
+                # cel-go resolves an attribute branch itself, not its observed step: its variable
+                # is not charged (its qualifiers are)
+                self.budget.left += 1
+            return value
         return super().expr(tree)
 
     def function_eval(self, name_token: Any, exprlist: Any = None) -> Any:
-        return celpy_overloads.named(name_token.value, exprlist or [], super().function_eval(name_token, exprlist))
+        if isinstance(exprlist, CELEvalError) or any(isinstance(value, CELEvalError) for value in exprlist or ()):
+            self._spend(1)  # cel-go charges the call that returns its argument's error
+        if id(name_token) in self.plan.constants:
+            result = self._free(lambda: super(_Evaluator, self).function_eval(name_token, exprlist))
+        else:
+            result = self._dispatched(name_token, super().function_eval(name_token, exprlist))
+        return celpy_overloads.named(name_token.value, exprlist or [], result)
+
+    def _dispatched(self, source: Any, result: Any) -> Any:
+        """``result`` of the call made at ``source``; one cel-go dispatches at run time costs 1
+        (its last charge was the call's own: the operands were evaluated before it)."""
+        budget = self.budget
+        if id(source) in self.plan.dynamic:
+            budget.left += budget.refund
+            budget.refund = 0
+        if budget.left < 0:
+            raise CostExceeded
+        return result
+
+    def relation(self, tree: Any) -> Any:
+        return self._chain(tree)
+
+    def addition(self, tree: Any) -> Any:
+        return self._chain(tree)
+
+    def multiplication(self, tree: Any) -> Any:
+        return self._chain(tree)
+
+    def _chain(self, tree: Any) -> Any:
+        """``a + b - c ...`` (or a chain of comparisons, of products): the grammar nests it to
+        the left, one level per operator; evaluated here from the left in a loop, as cel-python
+        would by recursion (some ten frames per operator: a long chain would exhaust the stack)."""
+        if len(tree.children) != 2:
+            return self.visit(tree.children[0])
+        links = []
+        node = tree
+        while node.data == tree.data and len(node.children) == 2:
+            operator_tree, right = node.children
+            links.append((node, operator_tree.data, right))
+            node = operator_tree.children[0]
+        value = self.visit(node)
+        for link, operator_name, right_tree in reversed(links):
+            if operator_name == "relation_in" and _constant_primitive_list(right_tree):
+                value = self._in_constant_list(value, self.visit(right_tree))
+            else:
+                value = self._dispatched(link, self._operator(link, operator_name, value, self.visit(right_tree)))
+        return value
+
+    def _operator(self, tree: Any, operator_name: str, left: Any, right: Any) -> Any:
+        """An operator applied as cel-python's interpreter applies it (its errors included)."""
+        function = self.activation.resolve_function(_OPERATORS[operator_name])
+        try:
+            return function(left, right)
+        except TypeError as exc:
+            message = f"found no matching overload for {operator_name!r} applied to '({type(left)}, {type(right)})'"
+            return CELEvalError(message, exc.__class__, exc.args, tree=tree)
+        except ZeroDivisionError as exc:
+            if tree.data != "multiplication":
+                raise
+            return CELEvalError("modulus or divide by zero", exc.__class__, exc.args, tree=tree)
+        except (ValueError, OverflowError) as exc:
+            if tree.data == "relation":
+                raise
+            return CELEvalError("return error for overflow", exc.__class__, exc.args, tree=tree)
+
+    def primary(self, tree: Any) -> Any:
+        if id(tree.children[0]) in self.plan.dyn_calls:
+            self._spend(1)  # dyn(x) is a call to cel-go; cel-python passes x on
+        return super().primary(tree)
+
+    def unary(self, tree: Any) -> Any:
+        if len(tree.children) != 2:
+            return super().unary(tree)
+        # cel-go's parser drops a pair of the same operator (``!!x`` is x), and ``-1`` is a
+        # literal (a constant, no call)
+        operator_tree, operand = tree.children
+        count = 1
+        while isinstance(operand, lark.Tree) and operand.data == "unary" and len(operand.children) == 2 \
+                and operand.children[0].data == operator_tree.data:
+            count += 1
+            operand = operand.children[1]
+        if count % 2 == 0:
+            return self.visit(operand)
+        if count > 1:
+            return super().unary(lark.Tree("unary", [operator_tree, operand], tree.meta))
+        if id(tree) in self.plan.constants:
+            return self._free(lambda: super(_Evaluator, self).unary(tree))
+        return super().unary(tree)
+
+    def member_index(self, tree: Any) -> Any:
+        self._spend(self.plan.index_costs.get(id(tree), 1))
+        return super().member_index(tree)
+
+    def member_object(self, tree: Any) -> Any:
+        self._spend(celpy_cost.STRUCT_CREATE)
+        return super().member_object(tree)
 
     def method_eval(self, target: Any, method_ident: Any, exprlist: Any = None) -> Any:
-        arguments = exprlist if isinstance(exprlist, CELEvalError) else [target, *(exprlist or [])]
-        return celpy_overloads.named(method_ident.value, arguments, super().method_eval(target, method_ident, exprlist))
+        # values: what cel-go's call sees (an argument list that failed is its first failure)
+        values: list[Any] = [target, exprlist] if isinstance(exprlist, CELEvalError) else [target, *(exprlist or [])]
+        arguments = exprlist if isinstance(exprlist, CELEvalError) else values
+        if any(isinstance(value, CELEvalError) for value in values):
+            self._spend(1)  # cel-go charges the call that returns its argument's error
+        result = self._dispatched(method_ident, super().method_eval(target, method_ident, exprlist))
+        if id(method_ident) not in self.plan.dynamic:
+            celpy_cost.tracker_panic(method_ident.value, values)
+        return celpy_overloads.named(method_ident.value, arguments, result)
 
     def member_dot_opt(self, tree: Any) -> Any:
         member_tree, name = tree.children
         member = self.visit(member_tree)
         if isinstance(member, CELEvalError):
             return member
-        return _optional_entry(member, ct.StringType(name.value))
+        return self._optional_qualifier(tree, _optional_entry(member, ct.StringType(name.value)))
+
+    def _optional_qualifier(self, tree: Any, found: Any) -> Any:
+        """cel-go charges an optional qualifier only when it finds a value (and the qualifiers
+        after one that found none, nothing); a relative attribute's own step either way."""
+        relative = id(tree) in self.plan.relative
+        if isinstance(found, CelOptional) and found.present:
+            self._spend(self.plan.index_costs.get(id(tree), 2 if relative else 1))
+        elif relative:
+            self._spend(1)
+        return found
 
     def member_index_opt(self, tree: Any) -> Any:
         member_tree, key_tree = tree.children
@@ -826,21 +1092,27 @@ class _Evaluator(Evaluator):
         for value in (member, key):
             if isinstance(value, CELEvalError):
                 return value
-        return _optional_entry(member, key)
+        return self._optional_qualifier(tree, _optional_entry(member, key))
 
     def listinits(self, tree: Any) -> Any:
+        if id(tree) not in self.plan.constants:
+            self._spend(celpy_cost.LIST_CREATE)
         return literal_list(self, tree.children)
 
     def mapinits(self, tree: Any) -> Any:
+        if id(tree) not in self.plan.constants:
+            self._spend(celpy_cost.MAP_CREATE)
         return literal_map(self, tree.children)
 
     def member_dot(self, tree: Any) -> Any:
         member_tree, name = tree.children
         member = self.visit(member_tree)
         if isinstance(member, CELEvalError):
+            self._spend(2 if id(tree) in self.plan.relative else 1)
             return member
         if isinstance(member, CelOptional):  # a.?b.c: the chain stays optional
-            return _optional_entry(member, ct.StringType(name.value))
+            return self._optional_qualifier(tree, _optional_entry(member, ct.StringType(name.value)))
+        self._spend(2 if id(tree) in self.plan.relative else 1)
         if isinstance(member, ct.MapType):
             try:
                 return member[ct.StringType(name.value)]
@@ -850,20 +1122,18 @@ class _Evaluator(Evaluator):
             return _index(member, ct.StringType(name.value))
         return super().member_dot(tree)  # a qualified name: google.protobuf.Timestamp
 
-    def relation(self, tree: Any) -> Any:
-        if len(tree.children) == 2 and getattr(tree.children[0], "data", None) == "relation_in" \
-                and _constant_primitive_list(tree.children[1]):
-            item, container = self.visit(tree.children[0].children[0]), self.visit(tree.children[1])
-            for value in (item, container):
-                if isinstance(value, CELEvalError):
-                    return value
-            # cel-go looks the item up in the constant list as a hash set (maybeOptimizeSetMembership)
-            celpy_maps.check_hashable(item)
-            if is_number(item) and isinstance(container, list):
-                # the set holds each number's other forms as cel-go converts them (dractl.cel.numbers)
-                return ct.BoolType(cel_numbers.set_contains(_plain_number(item), [_plain_number(e) for e in container]))
-            return _in(item, container) if _is_primitive(item) else ct.BoolType(False)
-        return super().relation(tree)
+    @staticmethod
+    def _in_constant_list(item: Any, container: Any) -> Any:
+        """``x in [constants]``: cel-go looks the item up in the list as a hash set
+        (``maybeOptimizeSetMembership``), at no cost of its own."""
+        for value in (item, container):
+            if isinstance(value, CELEvalError):
+                return value
+        celpy_maps.check_hashable(item)
+        if is_number(item) and isinstance(container, list):
+            # the set holds each number's other forms as cel-go converts them (dractl.cel.numbers)
+            return ct.BoolType(cel_numbers.set_contains(_plain_number(item), [_plain_number(e) for e in container]))
+        return _in(item, container) if _is_primitive(item) else ct.BoolType(False)
 
     def macro_has_eval(self, exprlist: Any) -> Any:
         selection = _selection_of(exprlist)
@@ -880,14 +1150,14 @@ class _Evaluator(Evaluator):
         method = name.value
         if method == "bind" and len(tree.children) > 2 and _is_ident(member_tree, "cel"):
             variable_tree, init_tree, body_tree = tree.children[2].children
-            value = celpy_maps.bound(self.visit(init_tree))
             variable = _ident_name(variable_tree)
             nested = self.sub_evaluator(body_tree)
             try:
-                return nested.evaluate({variable: value})
+                return nested.evaluate({variable: cast(Any, _Deferred(self, init_tree))})
             except CELEvalError as exc:
                 return exc
         if method in ("of", "none", "ofNonZeroValue") and _is_ident(member_tree, "optional"):
+            self._spend(1)
             arguments = self.visit_children(tree.children[2]) if len(tree.children) > 2 else []
             if method == "none":
                 return NONE
@@ -900,6 +1170,8 @@ class _Evaluator(Evaluator):
             target = self.visit(member_tree)
             if isinstance(target, CelOptional) and target.present:
                 return target.value if method == "orValue" else target
+            arguments = self.visit(arguments_tree)
+            return self.method_eval(target, tree.children[1], arguments)
         arities = MACROS.get(method)
         if arities is not None and arguments_tree is not None and len(arguments_tree.children) in arities:
             return self._comprehension(method, member_tree, arguments_tree.children,
@@ -928,25 +1200,32 @@ class _Evaluator(Evaluator):
 
     def _comprehension(self, name: str, target_tree: Any, argument_trees: list[Any], variables: int) -> Any:
         """A comprehension macro as cel-go expands it: the loop, its short-circuits and its errors."""
+        before = self.budget.left
         target = self.visit(target_tree)
         if isinstance(target, CELEvalError):
             return target
         names = [_ident_name(tree) for tree in argument_trees[:variables]]
         bodies = [self.sub_evaluator(tree) for tree in argument_trees[variables:]]
         if name in ("optMap", "optFlatMap"):
-            return _optional_map(name, target, names[0], bodies[0])
+            return _optional_map(name, target, names[0], bodies[0], before - self.budget.left)
         if not isinstance(target, list | dict):
             go_type = GO_TYPES.get(type_name(target))
             return failure(f"got '{go_type}', expected iterable type" if go_type else "expected iterable type")
-        self.budget.left -= len(target)
-        if self.budget.left < 0:
-            raise _CostExceeded
-        if variables == 2:
-            pairs = list(enumerate(target)) if isinstance(target, list) else list(target.items())
-            bindings = [{names[0]: ct.IntType(k) if isinstance(target, list) else k, names[1]: v} for k, v in pairs]
-        else:
-            bindings = [{names[0]: item} for item in target]
-        return _MACRO_LOOPS[name](bindings, bodies, target)
+        # map's step appends a literal [f]: free when f is a constant (cel-go builds it once)
+        literal = 0 if id(argument_trees[-1]) in self.plan.constants else celpy_cost.LIST_CREATE
+        return _MACRO_LOOPS[name](_bindings(target, names), bodies, target, literal)
+
+
+def _bindings(target: Any, names: list[str]) -> Iterator[dict[str, Any]]:
+    """The iteration variables of each step, one step at a time (a loop the budget stops early
+    never holds them all)."""
+    if len(names) == 2:
+        first, second = names
+        if isinstance(target, list):
+            return ({first: ct.IntType(index), second: item} for index, item in enumerate(target))
+        return ({first: key, second: item} for key, item in target.items())
+    only = names[0]
+    return ({only: item} for item in target)
 
 
 def _run(body: Any, binding: dict[str, Any]) -> Any:
@@ -960,34 +1239,61 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool | ct.BoolType)
 
 
-def _quantifier(wanted: bool) -> Callable[[list[dict[str, Any]], list[Any], Any], Any]:
+# The loop steps of cel-go's macro expansions (parser/macro.go), charged as cel-go charges them:
+# the loop condition before each element (``@not_strictly_false(@result)`` for ``all``, 2; with
+# a ``!`` for ``exists``, 3; ``true`` for the others, 0), then the step around the body (reading
+# ``@result``, adding to it), and reading the result once the loop is over. The bodies charge
+# their own steps as they run.
+_ALL_CONDITION, _EXISTS_CONDITION = 2, 3
+_ACCUMULATOR = 1  # reading @result
+_APPEND = 2  # @result + [...]: the call and the read, the literal apart
+_MAP_INSERT = 3  # cel.@mapInsert(@result, k, v): the call and two reads
+_ENTRY_INSERT = 2  # cel.@mapInsert(@result, entry)
+_ELEMENT = 1  # reading the iteration variable in filter's [x]
+
+
+Bindings = Iterator[dict[str, Any]]
+Loop = Callable[[Bindings, list[Any], Any, int], Any]
+
+
+def _quantifier(wanted: bool) -> Loop:
     """``all`` (stops at the first false) and ``exists`` (at the first true); an error stands
     unless a later element decides the answer."""
+    condition = _ALL_CONDITION if wanted else _EXISTS_CONDITION
 
-    def loop(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+    def loop(bindings: Bindings, bodies: list[Any], _target: Any, _literal: int) -> Any:
         pending = None
         for binding in bindings:
+            charge(condition + _ACCUMULATOR)
             value = _run(bodies[0], binding)
             if _is_bool(value):
                 if bool(value) is not wanted:
+                    if next(bindings, None) is not None:
+                        charge(condition)  # the condition that ends the loop
+                    charge(_ACCUMULATOR)
                     return ct.BoolType(not wanted)
             elif pending is None:
                 pending = value if isinstance(value, CELEvalError) else failure(NO_SUCH_OVERLOAD)
+        charge(_ACCUMULATOR)
         return ct.BoolType(wanted) if pending is None else pending
 
     return loop
 
 
-def _exists_one(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+def _exists_one(bindings: Bindings, bodies: list[Any], _target: Any, _literal: int) -> Any:
     count = 0
+    error = None
     for binding in bindings:
         value = _run(bodies[0], binding)
-        if isinstance(value, CELEvalError):
-            return value
-        if not _is_bool(value):
-            return failure(NO_SUCH_OVERLOAD)
+        if isinstance(value, CELEvalError) or not _is_bool(value):
+            # cel-go's step is `p ? @result + 1 : @result`: an error stays the accumulator
+            error = error or (value if isinstance(value, CELEvalError) else failure(NO_SUCH_OVERLOAD))
+            continue
+        if value:
+            charge(_APPEND)  # `@result` alone, the other branch, is an attribute: uncharged
         count += bool(value)
-    return ct.BoolType(count == 1)
+    charge(_ACCUMULATOR + 1)  # @result == 1
+    return error if error is not None else ct.BoolType(count == 1)
 
 
 def _selected(bodies: list[Any], binding: dict[str, Any]) -> Any:
@@ -1000,15 +1306,19 @@ def _selected(bodies: list[Any], binding: dict[str, Any]) -> Any:
     return bool(keep) if _is_bool(keep) else failure(NO_SUCH_OVERLOAD)
 
 
-def _transformed(bindings: list[dict[str, Any]], bodies: list[Any]) -> Iterator[tuple[dict[str, Any], Any]]:
+def _transformed(bindings: Bindings, bodies: list[Any], step: int) -> Iterator[tuple[dict[str, Any], Any]]:
     """(binding, value of the last body) for each binding the filter keeps, in order; a value
     may be an error, which is the comprehension's answer (the caller returns it after
-    :func:`_after_error`)."""
+    :func:`_after_error`). ``step``: what the step charges around a kept value."""
     for binding in bindings:
         keep = _selected(bodies, binding)
-        if keep is False:
+        if keep is False:  # `@result`, an attribute branch of ?:, uncharged
             continue
-        yield binding, (_run(bodies[-1], binding) if keep is True else keep)
+        if keep is True:
+            charge(step)
+            yield binding, _run(bodies[-1], binding)
+        else:
+            yield binding, keep
 
 
 def _after_error(steps: Iterator[Any], error: CELEvalError) -> CELEvalError:
@@ -1017,45 +1327,51 @@ def _after_error(steps: Iterator[Any], error: CELEvalError) -> CELEvalError:
     can still panic (:class:`celpy_maps.GoPanic`), which is the answer then."""
     for _ in steps:
         pass
+    charge(_ACCUMULATOR)  # the result, @result
     return error
 
 
-def _map_list(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
-    result = []
-    steps = _transformed(bindings, bodies)
+def _map_list(bindings: Bindings, bodies: list[Any], _target: Any, literal: int) -> Any:
+    result: list[Any] = []
+    steps = _transformed(bindings, bodies, _APPEND + literal)
     for _binding, value in steps:
         if isinstance(value, CELEvalError):
             return _after_error(steps, value)
         result.append(value)
+    charge(_ACCUMULATOR)
     return ct.ListType(result)
 
 
-def _filter(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+def _filter(bindings: Bindings, bodies: list[Any], _target: Any, _literal: int) -> Any:
     result = []
+    error = None
     for binding in bindings:
         keep = _run(bodies[0], binding)
-        if isinstance(keep, CELEvalError):
-            return keep
-        if not _is_bool(keep):
-            return failure(NO_SUCH_OVERLOAD)
+        if isinstance(keep, CELEvalError) or not _is_bool(keep):
+            # `p ? @result + [x] : @result`: the error is the accumulator, the loop goes on
+            error = error or (keep if isinstance(keep, CELEvalError) else failure(NO_SUCH_OVERLOAD))
+            continue
         if keep:
+            charge(_APPEND + celpy_cost.LIST_CREATE + _ELEMENT)
             result.append(next(iter(binding.values())))
-    return ct.ListType(result)
+    charge(_ACCUMULATOR)
+    return error if error is not None else ct.ListType(result)
 
 
-def _transform_map(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+def _transform_map(bindings: Bindings, bodies: list[Any], _target: Any, _literal: int) -> Any:
     result = ct.MapType()
-    steps = _transformed(bindings, bodies)
+    steps = _transformed(bindings, bodies, _MAP_INSERT)
     for binding, value in steps:
         if isinstance(value, CELEvalError):
             return _after_error(steps, value)
         celpy_maps.insert(result, next(iter(binding.values())), value)
+    charge(_ACCUMULATOR)
     return result
 
 
-def _transform_map_entry(bindings: list[dict[str, Any]], bodies: list[Any], _target: Any) -> Any:
+def _transform_map_entry(bindings: Bindings, bodies: list[Any], _target: Any, _literal: int) -> Any:
     result = ct.MapType()
-    steps = _transformed(bindings, bodies)
+    steps = _transformed(bindings, bodies, _ENTRY_INSERT)
     for _binding, entry in steps:
         if isinstance(entry, CELEvalError):
             return _after_error(steps, entry)
@@ -1065,24 +1381,34 @@ def _transform_map_entry(bindings: list[dict[str, Any]], bodies: list[Any], _tar
             if celpy_maps.contains(result, key):
                 return _after_error(steps, failure(f"insert failed: key {_go_text(key)} already exists"))
             celpy_maps.insert(result, key, value)
+    charge(_ACCUMULATOR)
     return result
 
 
-def _sort_by(bindings: list[dict[str, Any]], bodies: list[Any], target: Any) -> Any:
-    keys = _map_list(bindings, bodies, target)
+def _sort_by(bindings: Bindings, bodies: list[Any], target: Any, literal: int) -> Any:
+    # cel-go: cel.bind(@__sortBy_input__, target,
+    #     @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key)))
+    charge(2 * _ACCUMULATOR)
+    keys = _map_list(bindings, bodies, target, literal)
     if isinstance(keys, CELEvalError):
         return keys
     if not isinstance(target, list):
         return failure(NO_SUCH_OVERLOAD)
-    _charge(_self_compare_cost(keys))
+    charge(celpy_cost.call_cost("@sortByAssociatedKeys", (target, keys), None))
     return sort_by_keys(target, keys)
 
 
-def _optional_map(name: str, target: Any, variable: str, body: Any) -> Any:
+def _optional_map(name: str, target: Any, variable: str, body: Any, target_cost: int) -> Any:
+    """``optMap``/``optFlatMap``: cel-go's ``opt.hasValue() ? optional.of(cel.bind(v,
+    opt.value(), body)) : optional.none()`` (no ``optional.of`` for optFlatMap), which evaluates
+    the target a second time for ``value()``."""
     if not isinstance(target, CelOptional):
         return failure(NO_SUCH_OVERLOAD)
+    charge(1)  # hasValue()
     if not target.present:
+        charge(1)  # optional.none()
         return NONE
+    charge(1 + target_cost + (1 if name == "optMap" else 0))  # value() of the target again, optional.of()
     value = _run(body, {variable: target.value})
     if isinstance(value, CELEvalError):
         return value
@@ -1158,7 +1484,7 @@ def _go_text(value: Any) -> str:
     return str(value)
 
 
-_MACRO_LOOPS: dict[str, Callable[[list[dict[str, Any]], list[Any], Any], Any]] = {
+_MACRO_LOOPS: dict[str, Loop] = {
     "all": _quantifier(True), "exists": _quantifier(False), "exists_one": _exists_one, "existsOne": _exists_one,
     "map": _map_list, "transformList": _map_list, "filter": _filter, "transformMap": _transform_map,
     "transformMapEntry": _transform_map_entry, "sortBy": _sort_by,
@@ -1184,6 +1510,8 @@ def _ident_name(tree: Any) -> str:
 
 class _Runner(celpy.Runner):
     _base: Any = None
+    _plan: _CostPlan | None = None
+    dynamic_calls: frozenset[int] = frozenset()
 
     def evaluate(self, context: Any) -> Any:
         # The base activation (functions and type annotations) is only ever cloned, never
@@ -1191,13 +1519,20 @@ class _Runner(celpy.Runner):
         base = self._base
         if base is None:
             base = self._base = self.new_activation()
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = _CostPlan(self.ast, self.dynamic_calls)
         evaluator = _Evaluator(ast=self.ast, activation=base)
-        evaluator.budget = _Budget()
-        token = _CURRENT_BUDGET.set(evaluator.budget)
+        evaluator.budget = Budget()
+        evaluator.plan = plan
+        token = CURRENT_BUDGET.set(evaluator.budget)
         try:
-            return evaluator.evaluate(context)
+            result = evaluator.evaluate(context)
         finally:
-            _CURRENT_BUDGET.reset(token)
+            CURRENT_BUDGET.reset(token)
+        if evaluator.budget.left < 0:  # the last step was a call whose check waited (celpy_cost.charged)
+            raise CostExceeded
+        return result
 
 
 # -- the engine ------------------------------------------------------------------------------
@@ -1221,13 +1556,19 @@ def _runtime_message(error: CELEvalError) -> str:
 
 
 class CelPythonProgram:
-    __slots__ = ("_list_types", "_runner", "build_error", "cost", "expression", "min_cost", "output_type")
+    __slots__ = ("_answer", "_list_types", "_runner", "build_error", "cost", "device_free", "expression", "min_cost",
+                 "output_type")
 
     def __init__(self, runner: _Runner, output_type: str, list_types: bool, min_cost: int, expression: str) -> None:
         self._runner = runner
         self.output_type = output_type
         self._list_types = list_types
         self.min_cost = min_cost
+        #: Whether the selector never reads ``device``: its answer is then the same on every
+        #: device the engine can hold, and is worked out once (an answer that costs close to the
+        #: limit takes this interpreter seconds).
+        self.device_free = False
+        self._answer: tuple[bool, Any] | None = None
         #: cel-python has no cost estimator; the conformance cost column is not checked.
         self.cost: int | None = None
         self.expression = expression
@@ -1236,7 +1577,7 @@ class CelPythonProgram:
 
     def evaluate(self, device: CelDevice) -> Any:
         if self.min_cost > RUNTIME_COST_LIMIT:
-            raise CelRuntimeError("operation cancelled: actual cost limit exceeded")
+            raise CelRuntimeError(COST_LIMIT_EXCEEDED)
         key = (ENGINE_NAME, self._list_types)
         value = device.engine_value(key)
         if value is None:
@@ -1245,19 +1586,33 @@ class CelPythonProgram:
             device.set_engine_value(key, value)
         if isinstance(value, str):
             raise CelRuntimeError(value)
+        answer = self._answer
+        if answer is None:
+            answer = self._evaluate(value)
+            if self.device_free:
+                self._answer = answer
+        failed, outcome = answer
+        if failed:
+            raise CelRuntimeError(outcome)
+        return outcome
+
+    def _evaluate(self, device: Any) -> tuple[bool, Any]:
+        """(False, the value) or (True, upstream's error)."""
         try:
-            result = self._runner.evaluate({"device": value})
+            result = self._runner.evaluate({"device": device})
         except CELEvalError as exc:
-            raise CelRuntimeError(_runtime_message(exc)) from None
+            return True, _runtime_message(exc)
         except celpy_maps.GoPanic as panic:
-            raise CelRuntimeError(f"internal error: {panic.message}") from None
-        except _CostExceeded:
-            raise CelRuntimeError("operation cancelled: actual cost limit exceeded") from None
+            return True, f"internal error: {panic.message}"
+        except CostExceeded:
+            return True, COST_LIMIT_EXCEEDED
+        except ValueTooLarge as exc:
+            return True, exc.message
         except RecursionError:
-            raise CelRuntimeError("max recursion depth exceeded") from None
+            return True, "max recursion depth exceeded"
         if isinstance(result, bool | ct.BoolType):
-            return bool(result)
-        return _NonBool(type_name(result))
+            return False, bool(result)
+        return False, _NonBool(type_name(result))
 
 
 class _NonBool:
@@ -1291,6 +1646,9 @@ class CelPythonEngine:
                 raise _syntax_error(expression, exc) from None
             except lark.exceptions.LarkError as exc:
                 raise _syntax_error(expression, exc) from None
+        too_deep = parse_limits.nesting_error(*parser_depths(tree))
+        if too_deep is not None:
+            raise too_deep
         try:
             _root, checked = check(tree, environment)
         except RecursionError:
@@ -1307,9 +1665,13 @@ class CelPythonEngine:
         if functions is None:
             functions = _library(environment)
             self._functions[environment.cache_key] = functions
-        runner = self._environment.program(tree, functions=functions)
+        runner = cast(_Runner, self._environment.program(tree, functions=functions))
+        runner.dynamic_calls = checked.dynamic_calls
         program = CelPythonProgram(runner, checked.output_type, environment.list_type_attributes, checked.min_cost,
                                    expression)
+        program.device_free = not any(
+            isinstance(token, lark.Token) and token.type == "IDENT" and token.value == "device"
+            for node in tree.iter_subtrees() for token in node.children)
         folded = _fold_constant_conversions(tree, runner)
         program.build_error = CelError(folded) if folded is not None else checked.program_error
         return program
@@ -1321,11 +1683,11 @@ _WRAPPERS = frozenset({"expr", "conditionalor", "conditionaland", "relation", "a
 
 def _is_constant(tree: Any) -> bool:
     """A literal, or a conversion (or ``dyn``) of constants: what cel-go evaluates when it plans."""
+    while tree.data in _WRAPPERS and len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):
+        tree = tree.children[0]  # a loop: a deep expression would exhaust the stack
     if tree.data == "literal":
         return True
     children = tree.children
-    if tree.data in _WRAPPERS and len(children) == 1 and isinstance(children[0], lark.Tree):
-        return _is_constant(children[0])
     if tree.data == "ident_arg" and len(children) == 2 and (children[0] in CONVERSIONS or children[0] == "dyn"):
         return all(isinstance(child, lark.Tree) and _is_constant(child) for child in children[1].children)
     if tree.data in ("list_lit", "map_lit"):  # a literal of constants is planned as one constant
@@ -1343,7 +1705,8 @@ def _fold_constant_conversions(tree: Any, runner: _Runner) -> str | None:
                 and _is_constant(call)):
             continue
         evaluator = _Evaluator(ast=primary, activation=runner.new_activation())
-        evaluator.budget = _Budget()
+        evaluator.budget = Budget()
+        evaluator.plan = _CostPlan(primary)
         value = evaluator.visit(primary)
         if isinstance(value, CELEvalError):
             return _runtime_message(value)

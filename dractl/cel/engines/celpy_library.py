@@ -207,7 +207,10 @@ def _reverse(target: list[Any]) -> Any:
 def lists_range(count: Any) -> Any:
     if not _is_int(count):
         return failure(f"{NO_SUCH_OVERLOAD}: lists.range({type_name(count)})")
-    return ct.ListType(ct.IntType(i) for i in range(max(int(count), 0)))
+    # int.__new__: the numbers are in range, and cel-python's own constructor checks each one
+    # at some microseconds (a range of a million is that many seconds)
+    make = int.__new__
+    return ct.ListType([make(ct.IntType, i) for i in range(max(int(count), 0))])
 
 
 def _first(target: list[Any]) -> Any:

@@ -60,6 +60,9 @@ class Node:
     children: list[Node] = field(default_factory=list)  # operands / arguments; target first for calls
     member: bool = False  # a receiver-style call
     variable: str = ""  # macro / bind variable
+    #: What the interpreter meets where it makes this call: the operator's tree, or the name
+    #: token of a function (the checker marks calls cel-go dispatches at run time by it).
+    source: Any = field(default=None, compare=False, repr=False)
 
 
 def _position(tree: Any) -> tuple[int, int]:
@@ -98,19 +101,48 @@ def _ident_of(tree: lark.Tree) -> str | None:
     return node.name if node.kind == "ident" else None
 
 
+def _logical_chain(tree: Any) -> Node:
+    """``a && b && c ...`` as cel-go's parser builds it: a balanced tree of the operator
+    (``parser/helper.go``, ``balancer``), so that a long chain nests log n deep, not n."""
+    op = "_||_" if tree.data == "conditionalor" else "_&&_"
+    terms: list[Any] = []
+    node = tree
+    while node.data == tree.data and len(node.children) == 2:  # the chain is left-recursive
+        terms.append(node.children[1])
+        node = node.children[0]
+    terms.append(node)
+    terms.reverse()
+    # each operator follows its left operand
+    positions = [_end(term) for term in terms[:-1]]
+    operators = [(line, column + 1) for line, column in positions]
+    simplified = [simplify(term) for term in terms]
+
+    def balanced(low: int, high: int) -> Node:
+        middle = (low + high + 1) // 2
+        left = simplified[middle] if middle == low else balanced(low, middle - 1)
+        right = simplified[middle + 1] if middle == high else balanced(middle + 1, high)
+        line, column = operators[middle]
+        return Node("op", line, column, op, children=[left, right])
+
+    return balanced(0, len(operators) - 1)
+
+
+_HANDING_ON = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
+                         "member", "primary", "paren_expr"})
+
+
 def simplify(tree: Any) -> Node:
+    # Rules of one child hand it on: skipped here in a loop, not a call each (a deep
+    # expression would otherwise take ten frames per level).
+    while tree.data in _HANDING_ON and len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):
+        tree = tree.children[0]
     data = tree.data
     children = tree.children
-    if data in ("expr", "conditionalor", "conditionaland") and len(children) == 1:
-        return simplify(children[0])
     if data == "expr":
         line, column = _end(children[0])  # cel-go positions a conditional at its "?"
         return Node("op", line, column + 1, "_?_:_", children=[simplify(c) for c in children])
     if data in ("conditionalor", "conditionaland"):
-        left, right = children
-        line, column = _end(left)  # the operator follows its left operand
-        op = "_||_" if data == "conditionalor" else "_&&_"
-        return Node("op", line, column + 1, op, children=[simplify(left), simplify(right)])
+        return _logical_chain(tree)
     if data in ("relation", "addition", "multiplication"):
         if len(children) == 1:
             return simplify(children[0])
@@ -119,11 +151,18 @@ def simplify(tree: Any) -> Node:
         op = _RELATIONS.get(operator_tree.data) or _ARITHMETIC[operator_tree.data]
         symbol = {"@in": "in"}.get(op, op.strip("_"))
         end_line, end_column = _end(operator_tree)
-        return Node("op", end_line, end_column - len(symbol), op, children=[left, simplify(right)])
+        return Node("op", end_line, end_column - len(symbol), op, children=[left, simplify(right)], source=tree)
     if data == "unary":
         if len(children) == 1:
             return simplify(children[0])
         operator_tree, operand = children
+        count = 1  # cel-go's parser drops a pair of the same operator (``!!x`` is x)
+        while operand.data == "unary" and len(operand.children) == 2 \
+                and operand.children[0].data == operator_tree.data:
+            count += 1
+            operand = operand.children[1]
+        if count % 2 == 0:
+            return simplify(operand)
         line, column = _position(operator_tree)
         op = "!_" if operator_tree.data == "unary_not" else "-_"
         return Node("op", line, column, op, children=[simplify(operand)])
@@ -154,7 +193,7 @@ def simplify(tree: Any) -> Node:
                         children=[target_node, *(simplify(a) for a in args)],
                         variable=",".join(n or "" for n in names))
         return Node("call", line, column, str(name), children=[target_node, *(simplify(a) for a in args)],
-                    member=True)
+                    member=True, source=name)
     if data == "member_dot_opt":
         target, name = children
         line, column = _position(name)
@@ -184,7 +223,7 @@ def simplify(tree: Any) -> Node:
         column += len(str(name))
         if str(name) == "has" and len(args) == 1:
             return Node("has", line, column, "has", children=[simplify(args[0])])
-        return Node("call", line, column, str(name), children=[simplify(a) for a in args])
+        return Node("call", line, column, str(name), children=[simplify(a) for a in args], source=name)
     if data == "dot_ident":
         line, column = _position(children[0])
         return Node("ident", line, column, str(children[0]))
@@ -201,6 +240,32 @@ def simplify(tree: Any) -> Node:
         return Node("map", line, column, children=[simplify(i) for i in items])
     line, column = _position(tree)
     return Node("other", line, column, data, children=[simplify(c) for c in _exprs(tree)])
+
+
+#: Nodes cel-go's parser visitor counts (``checkAndIncrementRecursionDepth``): a conditional,
+#: an operator of a comparison or arithmetic, a selection, a method call, an index.
+_VISITOR_COUNTED = frozenset({"member_dot", "member_dot_arg", "member_index", "member_dot_opt", "member_index_opt"})
+_VISITOR_COUNTED_WITH_OPERATOR = frozenset({"expr", "relation", "addition", "multiplication"})
+
+
+def parser_depths(tree: Any) -> tuple[int, int]:
+    """How deeply cel-go's parser nests ``tree``: (the deepest ``expr`` rule, the visitor's
+    deepest count), see :mod:`dractl.cel.parse_limits`. cel-python's grammar has cel-go's
+    rules; its operators are left-recursive as cel-go's are. Without recursion: the tree may be
+    deeper than Python's stack."""
+    deepest_rule = deepest_visit = 0
+    stack: list[tuple[Any, int, int]] = [(tree, 0, 0)]
+    while stack:
+        node, rule, visit = stack.pop()
+        data = node.data
+        if data == "expr":
+            rule += 1
+        if data in _VISITOR_COUNTED or (data in _VISITOR_COUNTED_WITH_OPERATOR and len(node.children) > 1):
+            visit += 1
+        deepest_rule = max(deepest_rule, rule)
+        deepest_visit = max(deepest_visit, visit)
+        stack.extend((child, rule, visit) for child in node.children if isinstance(child, lark.Tree))
+    return deepest_rule, deepest_visit
 
 
 def _min_cost(node: Node) -> int:
