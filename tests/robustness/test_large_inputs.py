@@ -356,11 +356,6 @@ def test_positions_of_every_key_of_a_large_mapping_stay_linear() -> None:
     assert large <= 14 * max(small, 1e-3)  # 8x the keys: linear is 8x, quadratic 64x
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dractl/lint/rules/slices.py current_pools builds the set of slices in view once per "
-    "pool (quadratic in a stream of one-slice pools; the change is in the issue 25 report)",
-)
 def test_lint_of_a_stream_of_slices_stays_linear() -> None:
     """100,000 documents took 192 s to lint: every pool gathered the ids of every slice."""
 

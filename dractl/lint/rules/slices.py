@@ -84,11 +84,11 @@ def current_pools(ctx: LintContext, here: str | None = None) -> list[Pool]:
             winners[obj.name or f"#{id(obj)}"] = obj
         kept = {id(o) for o in winners.values()}
         pools = []
+        in_view = {id(o) for o in seen}  # once: a stream holds thousands of one-slice pools
         for (driver, name), all_slices in ws.pools.items():
             slices = [s for s in all_slices if id(s) in kept]
             if not slices:
                 continue
-            in_view = {id(o) for o in seen}
             replaced = [
                 (s, winners[s.name or f"#{id(s)}"])
                 for s in all_slices
