@@ -60,8 +60,15 @@ class KubeObject:
 
 
 def may_hold_objects(text: str) -> bool:
-    """Whether ``text`` could hold a Kubernetes object at all (a quick test before parsing)."""
-    return _OBJECT_KEY_RE.search(text) is not None
+    """Whether ``text`` could hold a Kubernetes object at all (a quick test before parsing).
+
+    NUL characters are looked through: UTF-16 without its byte-order mark, or UTF-32, reads as
+    text with a NUL beside every character, which kubectl refuses ("control characters are not
+    allowed"). Such a file is parsed, so that it fails where kubectl's does, instead of passing
+    as a file without objects."""
+    if _OBJECT_KEY_RE.search(text) is not None:
+        return True
+    return "\x00" in text and _OBJECT_KEY_RE.search(text.replace("\x00", "")) is not None
 
 
 def looks_like_object(raw: Any) -> bool:

@@ -18,7 +18,7 @@ def expand_paths(paths: Iterable[str], skipped: list[str] | None = None) -> Iter
     """Yield the files to read; folders are walked recursively in sorted order.
 
     In a folder, only regular files (and symlinks to them) are read: a FIFO named ``x.yaml``
-    would be read forever, a device as long as it gives bytes. Each one passed over is told in
+    would be read forever, a device as long as it gives bytes, a broken symlink not at all. Each one passed over is told in
     ``skipped`` (one line each). A path named on the command line is read whatever it is, within
     the size limit, as ``cat`` would.
     """
@@ -30,7 +30,7 @@ def expand_paths(paths: Iterable[str], skipped: list[str] | None = None) -> Iter
             found = []
             for root, dirs, files in os.walk(raw):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in files:
+                for name in sorted(files):
                     if not name.lower().endswith(SUFFIXES):
                         continue
                     path = os.path.join(root, name)
@@ -55,6 +55,9 @@ def _not_regular(path: str) -> str | None:
     cannot be looked at is left to the reader, which says why."""
     try:
         mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        # a symlink whose target is gone: passed over as the odd files are, not a stop
+        return "a broken symbolic link" if os.path.islink(path) else None
     except OSError:
         return None
     if stat.S_ISREG(mode):
@@ -69,7 +72,7 @@ def decode(data: bytes, name: str) -> str:
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise InputError(f"{name}: not valid UTF-16 ({exc.reason})") from None
+            raise InputError(_not_utf16(data, name, exc)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -80,6 +83,18 @@ def decode(data: bytes, name: str) -> str:
             f"{name}: byte {exc.start} is not valid UTF-8 (line {line}, byte {column} of the line, "
             f"0x{data[exc.start]:02x}); dractl reads UTF-8 (as kubectl does)"
         ) from None
+
+
+def _not_utf16(data: bytes, name: str, exc: UnicodeDecodeError) -> str:
+    """Where UTF-16 text stops being valid, as FILE:LINE:COLUMN (in characters, as editors count
+    them once they have read the file as UTF-16)."""
+    before = data[: exc.start].decode("utf-16", errors="replace")  # valid up to there
+    line_start = before.rfind("\n") + 1
+    line, column = before.count("\n") + 1, len(before) - line_start + 1
+    what = "ends in the middle of a character" if exc.end >= len(data) and exc.reason == "truncated data" \
+        else exc.reason
+    return (f"{name}:{line}:{column}: not valid UTF-16 ({what}, byte {exc.start}); "
+            "dractl reads UTF-8, or UTF-16 with a byte-order mark")
 
 
 def read_stdin(max_bytes: int) -> bytes:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dractl.errors import InputError
 from dractl.load import load_paths, load_text
 from dractl.load.sources import expand_paths
 
@@ -86,10 +87,15 @@ def test_folders_are_walked_for_regular_files_only(tmp_path: Path) -> None:
     os.symlink(tmp_path / "missing.yaml", tmp_path / "e.yaml")
     skipped: list[str] = []
     found = [Path(p).name for p in expand_paths([str(tmp_path)], skipped)]
-    assert found == ["a.yaml", "d.yaml", "e.yaml"]  # a broken link is left to the reader to tell
+    assert found == ["a.yaml", "d.yaml"]
     assert [s.removeprefix(str(tmp_path) + os.sep) for s in skipped] == [
         "b.yaml: a FIFO, not a regular file; skipped",
         "c.yaml: a character device, not a regular file; skipped",
+        # a repository may hold a link whose target is not checked out: told, not a stop
+        "e.yaml: a broken symbolic link, not a regular file; skipped",
     ]
     loaded = load_paths([str(tmp_path)])
-    assert len(loaded.skipped) == 2 and len(loaded.objects) == 2 and len(loaded.unreadable) == 1
+    assert len(loaded.skipped) == 3 and len(loaded.objects) == 2 and not loaded.unreadable
+    # named on the command line, it is an error as any missing file is
+    with pytest.raises(InputError, match=r"e\.yaml: no such file or directory"):
+        list(expand_paths([str(tmp_path / "e.yaml")]))

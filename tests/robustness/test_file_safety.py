@@ -66,7 +66,7 @@ def snapshot(folder: Path) -> dict[str, Entry]:
     return entries
 
 
-def odd_tree(base: Path, *, dangling: bool = True) -> Path:
+def odd_tree(base: Path) -> Path:
     """A tree of manifests that convert would change, beside everything a folder can hold."""
     tree = base / "tree"
     (tree / "nested").mkdir(parents=True)
@@ -81,8 +81,7 @@ def odd_tree(base: Path, *, dangling: bool = True) -> Path:
     os.link(outside, tree / "linked-outside.yaml")
     os.symlink("claim.yaml", tree / "symlink.yaml")
     os.symlink(outside, tree / "symlink-outside.yaml")
-    if dangling:
-        os.symlink("missing.yaml", tree / "nested" / "dangling.yml")
+    os.symlink("missing.yaml", tree / "nested" / "dangling.yml")
     os.symlink("/dev/null", tree / "null.yaml")
     os.symlink("/dev/zero", tree / "zero.yaml")
     os.mkfifo(tree / "fifo.yaml")
@@ -123,7 +122,7 @@ def test_commands_that_only_read_change_nothing(tmp_path: Path, reader: str) -> 
 
 
 def test_lint_writes_its_cache_and_nothing_else(tmp_path: Path) -> None:
-    tree = odd_tree(tmp_path, dangling=False)  # lint stops at a dangling symlink: nothing stored
+    tree = odd_tree(tmp_path)
     before = snapshot(tree)
     for _ in range(2):  # a miss that stores the run, then a hit that prints it again
         dractl("lint", ".", cwd=tree)
