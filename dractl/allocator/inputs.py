@@ -281,7 +281,7 @@ def plan(
         notes,
     )
     for obj in workspace.checked:
-        spec, _ = pod_spec(obj)
+        spec, spec_path = pod_spec(obj)
         if spec is None:
             continue
         wanted = scheduled is not None and scheduled(obj)
@@ -295,10 +295,11 @@ def plan(
         pod_name = obj.name or "pod"
         generated = _generated_claims(obj)
         unit = AllocationUnit(f"{obj.kind.lower()} {namespace}/{pod_name}", [], pod=obj)
-        for entry in spec.get("resourceClaims") or []:
+        for index, entry in enumerate(spec.get("resourceClaims") or []):
             if not isinstance(entry, dict):
                 continue
             claim_name = entry.get("name")
+            entry_path = (*spec_path, "resourceClaims", index)
             if entry.get("resourceClaimName"):
                 key = f"{namespace}/{entry['resourceClaimName']}"
                 found = workspace.claims.get(key)
@@ -308,6 +309,7 @@ def plan(
                     continue
                 if found is None:
                     raise InputError(
+                        f"{obj.position((*entry_path, 'resourceClaimName'))}: "
                         f"{obj.kind} {namespace}/{pod_name}: ResourceClaim {key} "
                         f"(claim {claim_name!r}) is not in the input; add it "
                         "(kubectl get resourceclaims -A -o yaml)"
@@ -337,6 +339,7 @@ def plan(
                     continue
                 if template is None:
                     raise InputError(
+                        f"{obj.position((*entry_path, 'resourceClaimTemplateName'))}: "
                         f"{obj.kind} {namespace}/{pod_name}: ResourceClaimTemplate {key} "
                         f"(claim {claim_name!r}) is not in the input; add it "
                         "(kubectl get resourceclaimtemplates -A -o yaml)"
