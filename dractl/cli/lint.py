@@ -212,9 +212,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(stored.report)
     for message in skipped:
-        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
+        print(visible_message(f"dractl: warning: {message}"), file=sys.stderr)
     for line in stored.errors:
-        print(visible(line), file=sys.stderr)
+        print(visible_message(line), file=sys.stderr)
     return stored.exit_code
 
 
@@ -222,6 +222,13 @@ def visible(text: str) -> str:
     from dractl.report.escape import visible
 
     return visible(text)
+
+
+def visible_message(text: str) -> str:
+    """A message for stderr: escapes, and a newline only where a CEL error's excerpt starts."""
+    from dractl.report.escape import visible_message
+
+    return visible_message(text)
 
 
 def _color(args: argparse.Namespace) -> bool:
@@ -388,7 +395,7 @@ def _fix(
         limits=limits(args.max_file_size),
     )
     for message in skipped:
-        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
+        print(visible_message(f"dractl: warning: {message}"), file=sys.stderr)
     errors = _input_errors(checked.loaded, checked.context)
     if not run.converged:
         errors.append(
@@ -415,7 +422,7 @@ def _fix(
     else:
         (sys.stderr if stdin_fixed else sys.stdout).write(report)
     for line in errors:
-        print(visible(line), file=sys.stderr)
+        print(visible_message(line), file=sys.stderr)
     return 2 if failed else _exit_code(checked, result)
 
 
@@ -452,7 +459,7 @@ def _show_diff(checked: _Checked, run: FixRun, errors: list[str]) -> int:
     else:
         errors.insert(0, "No fixes to apply.")
     for line in errors:
-        print(visible(line), file=sys.stderr)
+        print(visible_message(line), file=sys.stderr)
     if checked.result.input_failed or checked.loaded.unreadable:
         return 2
     return 1 if files else 0

@@ -17,7 +17,7 @@ from dractl.cli.options import (
     features,
     limits,
 )
-from dractl.report.escape import visible
+from dractl.report.escape import visible, visible_message
 
 DESCRIPTION = """\
 Evaluate a device selector on every device of the given ResourceSlices, as the scheduler does.
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         # cel-go's limits (size, nesting) have no position: line -1, as upstream reports them
         where = "expression: " if first is None or first.line < 1 else f"expression:{first.line}:{first.column}: "
         detail = first.message if first else exc.detail
-        print(visible(f"dractl: error: {where}{detail}"), file=sys.stderr)
+        print(visible_message(f"dractl: error: {where}{detail}"), file=sys.stderr)
         return 2
 
     input_limits = limits(args.max_file_size)
@@ -84,17 +84,17 @@ def run(args: argparse.Namespace) -> int:
     # read for values and positions only: no comments, so libyaml's reader (see explain)
     loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False)
     for message in loaded.skipped:
-        print(visible(f"dractl: warning: {message}"), file=sys.stderr)
+        print(visible_message(f"dractl: warning: {message}"), file=sys.stderr)
     for message in loaded.unreadable:
-        print(visible(f"dractl: error: {message}"), file=sys.stderr)
+        print(visible_message(f"dractl: error: {message}"), file=sys.stderr)
     for diagnostic in loaded.diagnostics:
-        print(visible(f"dractl: {diagnostic.position}: {diagnostic.message}"), file=sys.stderr)
+        print(visible_message(f"dractl: {diagnostic.position}: {diagnostic.message}"), file=sys.stderr)
     if loaded.failed:
         return 2
     slice_objects = [obj for obj in build_all(loaded.objects) if obj.kind == "ResourceSlice" and obj.dra]
     undecodable = decode_errors(slice_objects, feature_set.release)
     for error in undecodable:
-        print(visible(f"dractl: error: {error}"), file=sys.stderr)
+        print(visible_message(f"dractl: error: {error}"), file=sys.stderr)
     if undecodable:
         return 2
     slices = [obj.data for obj in slice_objects]

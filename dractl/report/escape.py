@@ -31,6 +31,38 @@ def visible(text: str, *, one_line: bool = False) -> str:
     return pattern.sub(_escape, text)
 
 
+# What JSON written with ensure_ascii=False still holds raw (it escapes C0 controls itself).
+_INVISIBLE_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
+
+
+def json_visible(text: str) -> str:
+    """JSON text with DEL, C1 controls, lone surrogates and the characters that reorder lines
+    written as ``\\u`` escapes: the same JSON values, and nothing raw for a terminal or a
+    viewer (outside strings JSON holds none of them)."""
+    if _INVISIBLE_IN_JSON.search(text) is None:
+        return text
+    return _INVISIBLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# The lines a message may start on its own: a CEL compiler's error and its excerpt (cel-go's
+# ``ERROR: <input>:1:18: ...`` then `` | device.driver ==`` and `` | ....^``).
+_MESSAGE_LINE = re.compile(r"ERROR: <input>:-?\d+:-?\d+: | \|")
+
+
+def visible_message(text: str) -> str:
+    """:func:`visible` for a diagnostic's message: a newline is kept where a CEL error or its
+    excerpt starts a line, and written as ``\\x0a`` elsewhere (a value that holds one, such as a
+    kind ``"Device\\nClass"``), so that every line of a report still starts as its form says."""
+    if "\n" not in text:
+        return visible(text)
+    first, *rest = text.split("\n")
+    parts = [visible(first)]
+    for line in rest:
+        shown = visible(line)
+        parts.append(("\n" if _MESSAGE_LINE.match(line) else "\\x0a") + shown)
+    return "".join(parts)
+
+
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 

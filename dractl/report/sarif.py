@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from dractl import __version__
+from dractl.report.escape import json_visible
 
 if TYPE_CHECKING:
     from dractl.diagnostics import Diagnostic, Fix
@@ -32,7 +33,8 @@ SRCROOT = "SRCROOT"
 
 
 def report(result: LintResult, ctx: ReportContext, out: IO[str]) -> None:
-    json.dump(sarif_log(result), out, indent=2, ensure_ascii=False)
+    # Characters beyond ASCII as they are (code scanning shows them), but nothing invisible.
+    out.write(json_visible(json.dumps(sarif_log(result), indent=2, ensure_ascii=False)))
     out.write("\n")
 
 

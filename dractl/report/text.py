@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import IO, TYPE_CHECKING
 
-from dractl.report.escape import visible
+from dractl.report.escape import visible, visible_message
 
 if TYPE_CHECKING:
     from dractl.diagnostics import Diagnostic
@@ -123,7 +123,7 @@ def _header(d: Diagnostic, paint: _Painter, unsafe_fixes: bool = False) -> str:
 
     where = visible(str(d.position), one_line=True) if d.position else "<input>"
     severity = d.severity.value
-    message = visible(d.message)
+    message = visible_message(d.message)
     fixable = f"{paint('help', '[*]')} " if wanted(d, unsafe_fixes) else ""
     rule = paint("dim", d.rule)
     return f"{paint('bold', where)}: {paint(severity, severity)} {rule} {fixable}{message}"
