@@ -377,6 +377,14 @@ class CheckedAst(Record):
     def type_of(self, node: Expr) -> CelType:
         return self.types.get(node.id, DYN)
 
+    def references_device(self) -> bool:
+        """Whether the expression names ``device`` anywhere (the one variable of a selector):
+        one that does not has the same value on every device."""
+        return any(
+            node.kind == "ident" and (node.name == "device" or node.name.startswith("device."))
+            for node in self.root.walk()
+        )
+
 
 def _decode_map_entries(data: bytes) -> tuple[Any, bytes | int | None]:
     key: Any = None

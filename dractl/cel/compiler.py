@@ -30,7 +30,9 @@ class CompiledSelector:
         self.environment = environment
         self.engine = engine
         self._program = program
-        self._evaluate = program.evaluate  # bound once: this runs per device and selector
+        # program.evaluate, bound once (this runs per device and selector), after a first call
+        # that looks whether the selector names the device at all (see _first_evaluation)
+        self._evaluate = self._first_evaluation
         self.output_type = program.output_type
         #: Estimated worst-case cost as upstream's estimator computes it (None when unknown).
         self.cost = cost
@@ -39,6 +41,25 @@ class CompiledSelector:
     def ast(self) -> CheckedAst | None:
         """The checked syntax tree, when the engine provides one (for static analysis)."""
         return getattr(self._program, "ast", None)
+
+    def _first_evaluation(self, device: CelDevice) -> Any:
+        """The program's answer on ``device``; a selector that never names the device has the
+        same answer on every device (a selector that grows a list of millions of elements takes
+        seconds each time): that answer, value or error, is kept and given for every device."""
+        ast = self.ast
+        if ast is None or ast.references_device():
+            self._evaluate = self._program.evaluate
+            return self._evaluate(device)
+        try:
+            answer = self._program.evaluate(device)
+        except CelRuntimeError as error:
+            def fails(_: CelDevice, error: CelRuntimeError = error) -> Any:
+                raise error.with_traceback(None)
+
+            self._evaluate = fails
+            raise
+        self._evaluate = lambda _: answer
+        return answer
 
     def evaluate(self, device: CelDevice) -> bool:
         """True or False, or :class:`CelRuntimeError` with upstream's message."""

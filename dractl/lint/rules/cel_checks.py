@@ -200,13 +200,6 @@ def admitted_drivers(ast: CheckedAst) -> set[str] | None:
     return admitted
 
 
-def _references_device(ast: CheckedAst) -> bool:
-    return any(
-        node.kind == "ident" and (node.name == "device" or node.name.startswith("device."))
-        for node in ast.root.walk()
-    )
-
-
 # -- devices and the scheduler's evaluation ------------------------------------------------------
 
 
@@ -927,7 +920,7 @@ def cel_constant_selector(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]
     from dractl.cel import CelDevice, CelRuntimeError
 
     for checked, ast in _analysed(obj, ctx):
-        if _references_device(ast):
+        if ast.references_device():
             continue
         selector = checked.selector
         assert checked.compiled is not None
