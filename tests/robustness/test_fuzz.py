@@ -48,15 +48,6 @@ def warm() -> None:
     harness.warm_up(COMMANDS, SEEDS[:3])
 
 
-# Messages without a place that the campaign found and whose fix belongs elsewhere (the xfail
-# cases of test_hostile_inputs.py, which pass once they are fixed; then these go too): the
-# loader's UTF-16 errors, explain's claim references that are not in the input.
-KNOWN_UNPLACED = re.compile(
-    r"^dractl: error: \S.*: not valid UTF-16 \(|"
-    r"^dractl: error: [A-Za-z]+ \S+: ResourceClaim(?:Template)? \S+ \(claim .*\) is not in the input"
-)
-
-
 def check(text: str | bytes) -> None:
     shown = text[:2000] if isinstance(text, str) else repr(text[:2000])
     for args in COMMANDS:
@@ -66,7 +57,7 @@ def check(text: str | bytes) -> None:
         assert outcome.cpu_seconds < CPU_LIMIT, (
             f"dractl {args[0]} took {outcome.cpu_seconds:.2f}s of CPU on:\n{shown}"
         )
-        unplaced = [m for m in harness.unplaced(outcome) if not KNOWN_UNPLACED.match(m)]
+        unplaced = harness.unplaced(outcome)
         assert not unplaced, f"dractl {args[0]} said without a place: {unplaced} on:\n{shown}"
         raw = harness.raw_controls(outcome)
         assert not raw, f"dractl {args[0]} wrote control characters: {raw!r} on:\n{shown}"

@@ -281,11 +281,6 @@ def test_text_that_cannot_be_encoded(tmp_path: Path, args: tuple, env: dict[str,
 _NAME_LINE = CLAIM[: CLAIM.index("two-gpus")].count("\n") + 1
 _NAME_BYTE = len(CLAIM.splitlines()[_NAME_LINE - 1].split("two-gpus")[0].encode()) + 1
 _UTF16 = b"\xff\xfe" + CLAIM.encode("utf-16-le")
-_not_yet = pytest.mark.xfail(
-    reason="dractl/load/sources.py: UTF-16 errors name no place, and text with NUL between its "
-    "characters is taken for a file without Kubernetes objects (issue 25 campaign)",
-    strict=False,
-)
 ENCODINGS = [
     # (bytes, lint's exit code, a text every message holds or None)
     pytest.param(b"\xef\xbb\xbf" + CLAIM.encode(), 0, None, id="UTF-8 with its mark"),
@@ -318,15 +313,14 @@ ENCODINGS = [
     pytest.param(
         (CLAIM + "---\n\ufeff" + CLAIM).encode(), 2, None, id="a mark after the first line"
     ),
-    pytest.param(CLAIM.encode("utf-16-le"), 2, None, id="UTF-16 without its mark", marks=_not_yet),
-    pytest.param(CLAIM.encode("utf-32"), 2, None, id="UTF-32 with its mark", marks=_not_yet),
-    pytest.param(_UTF16[:-1], 2, None, id="UTF-16 cut after an odd byte", marks=_not_yet),
+    pytest.param(CLAIM.encode("utf-16-le"), 2, None, id="UTF-16 without its mark"),
+    pytest.param(CLAIM.encode("utf-32"), 2, None, id="UTF-32 with its mark"),
+    pytest.param(_UTF16[:-1], 2, None, id="UTF-16 cut after an odd byte"),
     pytest.param(
         _UTF16[:40] + b"\x00\xd8" + _UTF16[40:],
         2,
         None,
         id="UTF-16 with half a surrogate pair",
-        marks=_not_yet,
     ),
 ]
 
@@ -418,11 +412,17 @@ def test_files_that_never_end(tmp_path: Path, args: tuple[str, ...]) -> None:
     (folder / "slice.yaml").write_text(SLICE)
     os.mkfifo(folder / "never.yaml")
     os.symlink("/dev/zero", folder / "zero.yaml")
+    os.symlink("gone.yaml", folder / "dangling.yaml")
     result = dractl(*args, folder)
     err = assert_handled(result)
     assert "never.yaml: a FIFO, not a regular file; skipped" in err
     assert "zero.yaml: a character device, not a regular file; skipped" in err
+    assert "dangling.yaml: a broken symbolic link, not a regular file; skipped" in err
     assert stat.S_ISFIFO(os.stat(folder / "never.yaml").st_mode)
+    # the slice was read all the same
+    assert "no such file" not in err.lower()
+    if args[0] == "select":
+        assert result.returncode == 0 and b"gpu" in result.stdout
 
 
 @needs_fifo
@@ -562,11 +562,6 @@ def test_a_newline_in_a_name_does_not_split_a_message(tmp_path: Path, args: tupl
         assert harness.unplaced(outcome) == [] and "template.yaml:7:13: " in line
 
 
-@pytest.mark.xfail(
-    reason="dractl/report/text.py (or the rule) writes a value's newline as it is: the header of "
-    "the diagnostic is split, its second line names no place (issue 25 campaign)",
-    strict=False,
-)
 def test_a_newline_in_a_value_does_not_split_a_diagnostic(tmp_path: Path) -> None:
     path = tmp_path / "class.json"
     path.write_text(
@@ -580,17 +575,12 @@ def test_a_newline_in_a_value_does_not_split_a_diagnostic(tmp_path: Path) -> Non
 
 
 POD = (POD_EXAMPLE / "pod.yaml").read_text()
-_REFERENCE = POD.index("resourceClaimTemplateName: two-gpus-same-numa")
-_REFERENCE_AT = (
-    f":{POD[:_REFERENCE].count(chr(10)) + 1}:{_REFERENCE - POD.rindex(chr(10), 0, _REFERENCE)}:"
-)
+def _value_at(text: str, reference: str) -> str:
+    """``:LINE:COLUMN:`` of the value of ``reference`` (``key: value``) in ``text``."""
+    at = text.index(reference) + reference.index(": ") + 2
+    return f":{text[:at].count(chr(10)) + 1}:{at - text.rindex(chr(10), 0, at)}:"
 
 
-@pytest.mark.xfail(
-    reason="dractl/allocator/inputs.py names the Pod and the claim, not the place of the "
-    "reference (issue 25 campaign)",
-    strict=False,
-)
 @pytest.mark.parametrize(
     "reference",
     ["resourceClaimTemplateName: two-gpus-same-numa", "resourceClaimName: two-gpus-same-numa"],
@@ -604,7 +594,7 @@ def test_a_reference_to_what_is_not_in_the_input(tmp_path: Path, reference: str)
     result = dractl("explain", path, POD_EXAMPLE / "cluster.yaml")
     err = assert_handled(result)
     assert result.returncode == 2 and "is not in the input" in err
-    assert f"{path}{_REFERENCE_AT}" in err, err
+    assert f"{path}{_value_at(text, reference)}" in err, err
 
 
 def test_a_template_string_hides_nothing_else(tmp_path: Path) -> None:
