@@ -474,6 +474,11 @@ class Inventory:
         pool_name = str(pool.get("name") or "")
         node_selector = spec.get("nodeSelector")
         per_device = spec.get("perDeviceNodeSelection")
+        counter_problem = None
+        try:
+            shared_counters = _counter_sets(spec.get("sharedCounters") or [])
+        except QuantityError as error:  # a value dractl cannot evaluate: as for capacities
+            shared_counters, counter_problem = [], str(error)
         entry = SliceEntry(
             name=str((data.get("metadata") or {}).get("name") or ""),
             input_index=input_index,
@@ -485,19 +490,30 @@ class Inventory:
             all_nodes=bool(spec.get("allNodes")),
             node_selector=ParsedSelector(node_selector) if node_selector is not None else None,
             per_device_node_selection=None if per_device is None else bool(per_device),
-            shared_counters=_counter_sets(spec.get("sharedCounters") or []),
+            shared_counters=shared_counters,
             devices=[],
             has_binding_conditions=False,
             raw=data,
         )
         for index, raw in enumerate(spec.get("devices") or []):
             entry.devices.append(self._device(entry, index, raw or {}))
+            if counter_problem is not None:
+                entry.devices[-1].capacity_problem = counter_problem
         entry.has_binding_conditions = any(d.binding_conditions is not None for d in entry.devices)
         return entry
 
     def _device(self, slice_entry: SliceEntry, index: int, raw: dict[str, Any]) -> DeviceEntry:
         name = str(raw.get("name") or "")
         device_selector = raw.get("nodeSelector")
+        problem = None
+        try:
+            consumes_counters = [
+                (str((c or {}).get("counterSet") or ""),
+                 {str(n): _fraction((v or {}).get("value", "0")) for n, v in ((c or {}).get("counters") or {}).items()})
+                for c in raw["consumesCounters"] or []
+            ] if raw.get("consumesCounters") else _NO_COUNTERS
+        except QuantityError as error:  # a value dractl cannot evaluate: as for capacities
+            consumes_counters, problem = _NO_COUNTERS, str(error)
         device = DeviceEntry(
             id=(slice_entry.driver, slice_entry.pool, name),
             name=name,
@@ -506,11 +522,8 @@ class Inventory:
             raw=raw,
             attributes=raw.get("attributes") or {},
             capacity_raw=raw.get("capacity") or {},
-            consumes_counters=[
-                (str((c or {}).get("counterSet") or ""),
-                 {str(n): _fraction((v or {}).get("value", "0")) for n, v in ((c or {}).get("counters") or {}).items()})
-                for c in raw["consumesCounters"] or []
-            ] if raw.get("consumesCounters") else _NO_COUNTERS,
+            consumes_counters=consumes_counters,
+            capacity_problem=problem,
             taints=raw.get("taints") or [],
             binding_conditions=raw.get("bindingConditions"),
             binding_failure_conditions=raw.get("bindingFailureConditions"),

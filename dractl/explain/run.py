@@ -158,9 +158,15 @@ class NodeResult(Record):
         return self.outcome.trace.best.devices
 
 
-def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
-    """Orders node-2 before node-10."""
-    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name) if part)
+def natural_key(name: str) -> tuple[tuple[int, int, str] | tuple[int, str], ...]:
+    """Orders node-2 before node-10.
+
+    A run of digits is ordered by its length without leading zeros, then as text: the order of
+    the numbers, without reading them (``int()`` refuses more than 4,300 digits)."""
+    return tuple(
+        (0, len(part.lstrip("0")), part.lstrip("0")) if part.isdigit() else (1, part)
+        for part in re.split(r"(\d+)", name) if part
+    )
 
 
 class UnitResult(Record):

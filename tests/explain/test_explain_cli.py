@@ -63,7 +63,7 @@ def test_missing_template_is_bad_input(run_dractl) -> None:
     out = run_dractl("explain", "examples/explain/gpu-pod/cluster.yaml", "-", stdin=(ROOT / "examples/explain/gpu-pod/pod.yaml").read_text().split("---")[1])
     assert out.returncode == 2
     assert out.stderr == (
-        "dractl: error: Pod ml/train-0: ResourceClaimTemplate ml/two-gpus-same-numa (claim 'gpus') is not in "
+        "dractl: error: <stdin>:10:32: Pod ml/train-0: ResourceClaimTemplate ml/two-gpus-same-numa (claim 'gpus') is not in "
         "the input; add it (kubectl get resourceclaimtemplates -A -o yaml)\n"
     )
     assert "Traceback" not in out.stderr

@@ -298,31 +298,7 @@ def test_lint_reports_what_explain_refuses_in_nodes_and_pods(tmp_path: Path, fie
 _ONE_LINE = re.compile(
     r"^dractl: error: (?P<file>\S+):(?P<line>\d+):(?P<column>\d+): (?P<rest>.*)$"
 )
-# Crashes found here in code outside the decoding check (see the issue 25 report for the
-# changes there); strict, so that each fails once it is fixed and its mark goes.
-_EXPLAIN_GAPS = {
-    # the counters of a slice are read without the guard its capacities have: a quantity too
-    # large for dractl's arithmetic (QuantityUnsupported) escapes
-    (
-        "COUNTER",
-        "4301 digits",
-    ): "dractl.allocator.inventory._counter_sets lets QuantityUnsupported out",
-    # nodes are sorted by a natural key that reads every run of digits with int()
-    ("NODE_NAME", "4301 digits"): "dractl.explain.run.natural_key calls int() on 4,301 digits",
-}
-EXPLAIN_CASES = [
-    pytest.param(
-        *c.values,
-        id=c.id,
-        marks=pytest.mark.xfail(strict=True, reason=_EXPLAIN_GAPS[tuple(c.values)]),
-    )
-    if tuple(c.values) in _EXPLAIN_GAPS
-    else c
-    for c in CASES
-]
-
-
-@pytest.mark.parametrize(("field", "name"), EXPLAIN_CASES)
+@pytest.mark.parametrize(("field", "name"), CASES)
 def test_explain_refuses_what_no_apiserver_holds_in_one_line(
     tmp_path: Path, field: str, name: str
 ) -> None:
