@@ -31,6 +31,9 @@ _TEMPLATE_WORKLOADS = {
     ("apps", "ReplicaSet"): "io.k8s.api.apps.v1.ReplicaSetSpec",
     ("batch", "Job"): JOB_SPEC,
 }
+# The kinds outside resource.k8s.io that dractl reads (Nodes, Pods, the workloads with a pod
+# template): their fields that it reads have a schema here.
+CORE_KINDS = frozenset({"Pod", "Node", "CronJob", *(kind for _, kind in _TEMPLATE_WORKLOADS)})
 # DeviceTaintRule: v1alpha3 from Kubernetes 1.33, v1beta2 from 1.36.
 DEVICE_TAINT_RULE_VERSIONS = ("v1alpha3", "v1beta2")
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from dractl.api.core_schemas import CORE_KINDS, has_core_schema
 from dractl.api.decoding import SchemaProblem, SchemaProblems, schema_problems
 from dractl.api.versions import KINDS
 from dractl.diagnostics import Applicability, Fix, Position, Severity, TextEdit
@@ -27,6 +28,17 @@ if TYPE_CHECKING:
 
 def _problems(obj: ApiObject, ctx: LintContext) -> SchemaProblems:
     if not obj.dra:
+        return SchemaProblems()
+    return schema_problems(obj, ctx.features.release)
+
+
+def _decode_problems(obj: ApiObject, ctx: LintContext) -> SchemaProblems:
+    """The DRA011 and DRA012 problems: of a DRA object, or of a core object explain reads (the
+    fields it reads, :data:`dractl.api.core_schemas.CORE_KINDS`): what explain refuses to read,
+    lint reports. DeviceTaintRules have a rule of their own (DRA143)."""
+    if obj.dra:
+        return schema_problems(obj, ctx.features.release)
+    if obj.kind == "DeviceTaintRule" or not has_core_schema(obj.group, obj.version, obj.kind):
         return SchemaProblems()
     return schema_problems(obj, ctx.features.release)
 
@@ -213,7 +225,7 @@ def unknown_field(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     yield from _findings(unknown, _indent_fixes(obj, unknown))
 
 
-@rule("DRA011", "wrong-type", Severity.ERROR, kinds=KINDS, fix=Applicability.SAFE)
+@rule("DRA011", "wrong-type", Severity.ERROR, kinds=(*KINDS, *sorted(CORE_KINDS)), fix=Applicability.SAFE)
 def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """A value of the wrong JSON type: a string where a number belongs, a list for a mapping, ...
 
@@ -225,7 +237,9 @@ def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     octal number, so `nodeName: n` is the boolean false; `dractl lint --fix` quotes such a
     value where the field holds a string. A null value is never a type error (the field gets
     its zero value), and opaque `parameters` may hold any JSON here (their content is
-    validated elsewhere).
+    validated elsewhere). In Pods, workloads and Nodes the fields that `dractl explain` reads
+    (resource requests, priority, node selectors, taints, allocatable) are checked too: what
+    explain refuses to read, lint reports.
 
     Bad:
         apiVersion: resource.k8s.io/v1
@@ -252,11 +266,11 @@ def wrong_type(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     Upstream:
     encoding/json UnmarshalTypeError as forked in sigs.k8s.io/json (internal/golang/encoding/json/decode.go).
     """
-    wrong = _problems(obj, ctx).wrong_type
+    wrong = _decode_problems(obj, ctx).wrong_type
     yield from _findings(wrong, _quote_fixes(obj, ctx, wrong))
 
 
-@rule("DRA012", "malformed-quantity-or-time", Severity.ERROR, kinds=KINDS)
+@rule("DRA012", "malformed-quantity-or-time", Severity.ERROR, kinds=(*KINDS, *sorted(CORE_KINDS)))
 def malformed_quantity_or_time(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]:
     """A quantity or a timestamp string that the apiserver cannot parse.
 
@@ -295,7 +309,7 @@ def malformed_quantity_or_time(obj: ApiObject, ctx: LintContext) -> Iterator[Fin
     k8s.io/apimachinery/pkg/api/resource (ParseQuantity, Quantity.UnmarshalJSON);
     k8s.io/apimachinery/pkg/apis/meta/v1 (Time.UnmarshalJSON, time.RFC3339).
     """
-    yield from _findings(_problems(obj, ctx).malformed)
+    yield from _findings(_decode_problems(obj, ctx).malformed)
 
 
 @rule("DRA013", "missing-required-field", Severity.WARNING, kinds=KINDS)
