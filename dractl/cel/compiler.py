@@ -44,21 +44,35 @@ class CompiledSelector:
 
     def _first_evaluation(self, device: CelDevice) -> Any:
         """The program's answer on ``device``; a selector that never names the device has the
-        same answer on every device (a selector that grows a list of millions of elements takes
-        seconds each time): that answer, value or error, is kept and given for every device."""
+        same answer on every device that converts (a selector that grows a list of millions of
+        elements takes seconds each time): that answer, value or error, is kept and given for
+        every such device. A device the scheduler cannot convert (an attribute without a value)
+        fails whatever the selector, as it fails upstream, and is evaluated as before."""
         ast = self.ast
         if ast is None or ast.references_device():
             self._evaluate = self._program.evaluate
             return self._evaluate(device)
+        list_types = self.environment.list_type_attributes
+        if device.plain(list_types).error is not None:
+            return self._program.evaluate(device)  # not kept: try again on the next device
+        program = self._program
         try:
-            answer = self._program.evaluate(device)
+            answer = program.evaluate(device)
         except CelRuntimeError as error:
-            def fails(_: CelDevice, error: CelRuntimeError = error) -> Any:
-                raise error.with_traceback(None)
+            failure = error
+
+            def fails(device: CelDevice) -> Any:
+                if device.plain(list_types).error is not None:
+                    return program.evaluate(device)
+                raise failure.with_traceback(None)
 
             self._evaluate = fails
             raise
-        self._evaluate = lambda _: answer
+
+        def answers(device: CelDevice) -> Any:
+            return answer if device.plain(list_types).error is None else program.evaluate(device)
+
+        self._evaluate = answers
         return answer
 
     def evaluate(self, device: CelDevice) -> bool:

@@ -869,6 +869,19 @@ class _Evaluator(Evaluator):
 
     budget: Budget
     plan: _CostPlan
+    _scratch: Any = None  # this evaluator's own copy of its base activation (set_activation)
+
+    def set_activation(self, values: Any) -> _Evaluator:
+        """The base activation with ``values`` bound. cel-python copies the whole activation
+        (each of its name containers) for every step of a comprehension, most of a step's time;
+        an evaluator binds the same names at every step (the device, a macro's variables), so one
+        copy, made at the first step and given the step's values, binds the same."""
+        scratch = self._scratch
+        if scratch is None:
+            scratch = self._scratch = self.base_activation.clone()
+        scratch.identifiers.load_values(values)
+        self.activation = scratch
+        return self
 
     def sub_evaluator(self, ast: Any) -> _Evaluator:
         nested = _Evaluator(ast, activation=self.activation)

@@ -924,8 +924,11 @@ def cel_constant_selector(obj: ApiObject, ctx: LintContext) -> Iterator[Finding]
             continue
         selector = checked.selector
         assert checked.compiled is not None
+        # the scheduler's compilation where there is one: the same value, and the one that
+        # DRA210 asks for on the devices, which is then evaluated once (see CompiledSelector)
+        compiled = _stored(selector.expression, ctx) or checked.compiled
         try:
-            value = checked.compiled.evaluate(CelDevice("", {}, {}, None))
+            value = compiled.evaluate(CelDevice("", {}, {}, None))
         except CelRuntimeError:
             continue  # fails on every device: DRA210 says so when slices are given
         if value:
