@@ -89,7 +89,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dractl.convert.engine import Options, Status, convert_loaded
+    from dractl.convert.engine import Options, Status, convert_read_fast
     from dractl.convert.output import join_outputs, unified_diff
     from dractl.convert.writer import write_atomic
     from dractl.errors import InputError, UsageError
@@ -102,9 +102,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--check writes nothing; leave out --in-place and --output")
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
-    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits)
-    results = convert_loaded(
-        loaded, Options(args.to, allow_lossy=args.allow_lossy, apply_defaults=args.apply_defaults)
+    # read for values first (fast); what has something to convert is read again with comments
+    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False)
+    results = convert_read_fast(
+        loaded,
+        Options(args.to, allow_lossy=args.allow_lossy, apply_defaults=args.apply_defaults),
+        input_limits,
     )
     for message in loaded.skipped:
         print(visible(f"dractl: warning: {message}", one_line=True), file=sys.stderr)

@@ -23,7 +23,7 @@ from dractl.convert.plan import (
     plan_document,
 )
 from dractl.diagnostics import Position
-from dractl.load import Document, LoadResult, SourceFile
+from dractl.load import Document, Limits, LoadResult, SourceFile
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,41 @@ class ConversionError(Exception):
 def convert_loaded(loaded: LoadResult, options: Options) -> list[FileConversion]:
     """Convert every file of ``loaded``, in order."""
     return [convert_file(source, options) for source in loaded.files]
+
+
+def convert_read_fast(loaded: LoadResult, options: Options, limits: Limits) -> list[FileConversion]:
+    """:func:`convert_loaded` for files read without comments (``load_paths(comments=False)``,
+    libyaml's reader, ten times faster on large inputs): a file with nothing to convert is
+    answered from that reading (unchanged, its text as it was); a file with something to
+    convert, a finding or a problem is read again with its comments, which convert keeps, and
+    converted from that reading, as if it had been read so in the first place."""
+    from dractl.load import load_source
+
+    results = []
+    for source in loaded.files:
+        if source.template or not _needs_round_trip(source, options):
+            results.append(convert_file(source, options))
+            continue
+        again = SourceFile(source.path, source.text, source.format, real_path=source.real_path, bom=source.bom)
+        load_source(again, limits, LoadResult(), comments=True)
+        results.append(convert_file(again, options))
+    return results
+
+
+def _needs_round_trip(source: SourceFile, options: Options) -> bool:
+    """Whether converting ``source`` may do more than keep its text: a document to edit, a
+    finding to report (with the comment-keeping reader's positions), or one it cannot read."""
+    if options.apply_defaults:
+        return True
+    for document in source.documents:
+        if document.error is not None:
+            return True
+        if document.raw is None:
+            continue
+        plan = plan_document(document.raw, options.target, allow_lossy=options.allow_lossy)
+        if plan.edits or plan.findings or plan.blocked:
+            return True
+    return False
 
 
 def convert_file(source: SourceFile, options: Options) -> FileConversion:
