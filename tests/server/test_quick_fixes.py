@@ -145,3 +145,26 @@ async def test_fix_all_applies_every_safe_fix(client: LanguageClient, opened: st
 async def test_nothing_to_fix_gives_no_fix_all(client: LanguageClient, folder: Path) -> None:
     uri = open_file(client, folder / "deviceclass.yaml")
     assert await actions_at(client, uri, 0, only=[types.CodeActionKind.SourceFixAll]) == []
+
+
+@pytest.mark.parametrize("uri", ["untitled:Untitled-1", "vscode-vfs://github/org/repo/fix.yaml"])
+async def test_a_buffer_that_is_no_file_gets_its_fixes(
+    client: LanguageClient, folder: Path, uri: str
+) -> None:
+    before = sorted((p, p.stat().st_mtime_ns) for p in folder.rglob("*"))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="yaml", version=1, text=MANIFEST
+            )
+        )
+    )
+    found = await diagnostics(client, uri, lambda d: "DRA311" in codes(d))
+    assert codes(found) == ["DRA010", "DRA110", "DRA311", "DRA400", "DRA510"]
+    (indent,) = await actions_at(client, uri, 7)
+    assert applied(MANIFEST, edits_of(indent, uri)) == INDENTED
+    (convert,) = await actions_at(client, uri, 17)
+    assert applied(MANIFEST, edits_of(convert, uri)) == CONVERTED
+    (fix_all,) = await actions_at(client, uri, 0, only=[types.CodeActionKind.SourceFixAll])
+    assert applied(MANIFEST, edits_of(fix_all, uri)) == EVERY_SAFE_FIX
+    assert sorted((p, p.stat().st_mtime_ns) for p in folder.rglob("*")) == before  # no file

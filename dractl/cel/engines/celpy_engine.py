@@ -921,7 +921,12 @@ class _Evaluator(Evaluator):
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         if name not in TYPE_IDENTIFIERS:  # a type name is a constant to cel-go
             self._spend(1)
-        value = super().ident_value(name, root_scope)
+        # A name bound in this activation itself (the device, a macro's variable) is what
+        # cel-python's search through packages and parent containers finds first; looked up
+        # directly, without that search (which builds typing objects at every read).
+        activation = self.activation
+        referent = None if activation.package else dict.get(activation.identifiers, name)
+        value = referent.value if referent is not None else super().ident_value(name, root_scope)
         if type(value) is _Deferred:
             value = value.get()
         if type(value) is CelOptional and value.present:
