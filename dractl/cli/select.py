@@ -81,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
 
     input_limits = limits(args.max_file_size)
     stdin = read_stdin(input_limits.max_file_bytes) if "-" in args.paths else None
-    # read for values and positions only: no comments, so libyaml's reader (see explain)
-    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False)
+    # read for values only: no comments, so libyaml's reader, and positions found when a message
+    # asks for one (see explain)
+    loaded = load_paths(args.paths, stdin=stdin, limits=input_limits, comments=False, marks=False)
     for message in loaded.skipped:
         print(visible_message(f"dractl: warning: {message}"), file=sys.stderr)
     for message in loaded.unreadable:
@@ -91,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
         print(visible_message(f"dractl: {diagnostic.position}: {diagnostic.message}"), file=sys.stderr)
     if loaded.failed:
         return 2
-    slice_objects = [obj for obj in build_all(loaded.objects) if obj.kind == "ResourceSlice" and obj.dra]
+    # the reader's trees as they are (read, never changed here), not copies
+    slice_objects = [
+        obj for obj in build_all((o for o in loaded.objects if o.kind == "ResourceSlice"), share=True)
+        if obj.dra
+    ]
     undecodable = decode_errors(slice_objects, feature_set.release)
     for error in undecodable:
         print(visible_message(f"dractl: error: {error}"), file=sys.stderr)
