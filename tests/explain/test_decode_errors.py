@@ -6,6 +6,7 @@ checks them (SCHEDULER_CASES)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -603,5 +604,9 @@ def test_lint_allocator_rule_is_silent_on_undecodable_nodes() -> None:
         ["lint", "--color", "never", "--format", "json", "-"], input=broken + "---\n" + POD
     )
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code == 0, result.stdout
-    assert "DRA341" not in result.stdout
+    # the Node is reported once, where it cannot be decoded; the allocator rule says nothing
+    found = json.loads(result.stdout)["diagnostics"]
+    errors = [(d["rule"], d["kind"], d["line"]) for d in found if d["severity"] == "error"]
+    assert errors == [("DRA011", "Node", 6)], result.stdout
+    assert "DRA341" not in [d["rule"] for d in found]
+    assert result.exit_code == 1
