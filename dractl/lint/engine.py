@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dractl.api.defaults import apply_defaults
+from dractl.api.defaults import defaulted_view
 from dractl.api.model import ApiObject, build_all
 from dractl.api.paths import format_path
 from dractl.api.releases import Features
@@ -120,6 +120,10 @@ class Settings(Record):
 class LintContext:
     """What a rule may look at: the settings, the whole workspace and a per-run cache.
 
+    Rules read and never change what they look at: an object's ``data`` (and what
+    :meth:`defaulted` gives) may be the reader's own tree, shared with the positions and the
+    fixes (tests/lint/test_shared_trees.py holds every rule to it).
+
     ``converter``: how a document is converted to v1, when the caller wants conversion fixes
     (rereading a document with its comments costs about as much as linting it)."""
 
@@ -137,7 +141,7 @@ class LintContext:
         """``obj.data`` after the apiserver's defaulting (computed once per object)."""
         key = id(obj)
         if key not in self._defaulted:
-            self._defaulted[key] = apply_defaults(obj.kind, obj.data, obj.version)
+            self._defaulted[key] = defaulted_view(obj.kind, obj.data, obj.version)
         return self._defaulted[key]
 
 
@@ -203,12 +207,13 @@ def lint(
     (only ``--fix`` and ``--diff`` ask for it: see :class:`LintContext`)."""
     from dractl.lint.parallel import map_slices
 
-    objects = build_all(loaded.objects)
+    # the reader's trees where they are plain data (nothing changes them: see LintContext)
+    objects = build_all(loaded.objects, share=True)
     from dractl.lint.input_hints import refine
     from dractl.lint.kustomize import apply_namespaces
 
     apply_namespaces(objects, loaded)  # before any rule reads a namespace: `kubectl apply -k`
-    context_objects = build_all(context.objects) if context else []
+    context_objects = build_all(context.objects, share=True) if context else []
     if context:
         apply_namespaces(context_objects, context)
     workspace = Workspace(objects, context_objects)

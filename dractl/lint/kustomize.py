@@ -133,4 +133,5 @@ def apply_namespaces(objects: Iterable[ApiObject], loaded: LoadResult) -> None:
             continue
         metadata: Any = obj.data.get("metadata")
         if isinstance(metadata, dict):
-            metadata["namespace"] = namespace
+            # new dicts: the object's data may be the reader's tree, which stays as read
+            obj.data = {**obj.data, "metadata": {**metadata, "namespace": namespace}}
