@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from dractl.api.paths import format_path
 from dractl.convert.apply import apply_to_data, apply_to_tree
 from dractl.convert.plan import (
     Edit,
@@ -188,6 +189,7 @@ def _rewrite(document: Document, edits: list[Edit], options: Options) -> tuple[s
     if not edits and not defaults:
         return document.text, []
     _refuse_merge_keys(document, edits)
+    _refuse_shared_mappings(document, edits)
     expected = apply_to_data(document.raw, edits)
     if defaults:
         expected = _defaulted(document.raw, expected, options.target)
@@ -232,6 +234,24 @@ def _refuse_merge_keys(document: Document, edits: list[Edit]) -> None:
                 "a YAML merge key (<<) fills this mapping, which must be restructured; "
                 "write its fields out, then convert again",
                 document.position(edit.path),
+            )
+
+
+def _refuse_shared_mappings(document: Document, edits: list[Edit]) -> None:
+    """A mapping that a YAML alias repeats (``&r {...}`` then ``*r``) is one node in two places:
+    the edits of both places would restructure it twice, and the text has one of it to edit."""
+    seen: dict[int, tuple[Any, ...]] = {}
+    for edit in edits:
+        node = document.raw
+        for part in edit.path:
+            node = node[part]
+        first = seen.setdefault(id(node), edit.path)
+        if first != edit.path:
+            raise ConversionError(
+                f"a YAML alias makes {format_path(first)} and {format_path(edit.path)} one "
+                "mapping, which must be restructured in each place; write it out where the alias "
+                "is, then convert again",
+                document.position(first),
             )
 
 

@@ -173,8 +173,14 @@ spec:
             "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nspec:\n  devices: {a: 1}\n",
             "in.yaml:4:3: error: expected a list, found a mapping",
         ),
+        (  # one request under two names: restructured twice, or in one place only
+            "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+            "spec:\n  devices:\n    requests:\n    - &r {name: a, deviceClassName: x}\n    - *r\n",
+            "in.yaml:7:7: error: a YAML alias makes spec.devices.requests[0] and "
+            "spec.devices.requests[1] one mapping",
+        ),
     ],
-    ids=["unparsable", "malformed"],
+    ids=["unparsable", "malformed", "an alias of a request"],
 )
 def test_bad_documents_fail_the_file(text: str, fragment: str) -> None:
     result = convert(text + "---\napiVersion: resource.k8s.io/v1beta2\nkind: DeviceClass\n")
