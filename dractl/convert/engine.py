@@ -24,7 +24,7 @@ from dractl.convert.plan import (
     plan_document,
 )
 from dractl.diagnostics import Position
-from dractl.load import Document, Limits, LoadResult, SourceFile
+from dractl.load import Document, Limits, LoadResult, SourceFile, load_source
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,6 @@ def convert_read_fast(loaded: LoadResult, options: Options, limits: Limits) -> l
     answered from that reading (unchanged, its text as it was); a file with something to
     convert, a finding or a problem is read again with its comments, which convert keeps, and
     converted from that reading, as if it had been read so in the first place."""
-    from dractl.load import load_source
-
     results = []
     for source in loaded.files:
         if source.template or not _needs_round_trip(source, options):
@@ -167,8 +165,6 @@ def convert_document(document: Document, target: str = "v1") -> str | None:
     ``dractl convert`` writes it: read again with its comments, which convert keeps. None when
     convert would not write it (a field would be lost, or it cannot be rewritten). Lint's
     version fixes and the editor's quick fixes use it."""
-    from dractl.load import Limits, load_source
-
     file = document.file
     source = SourceFile(file.path, document.text, file.format, real_path=file.real_path)
     loaded = LoadResult()

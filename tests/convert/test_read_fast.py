@@ -48,10 +48,8 @@ def test_the_same_answers_as_reading_with_comments(options: Options) -> None:
 def test_only_what_changes_is_read_again(
     monkeypatch: pytest.MonkeyPatch, name: str, read_again: bool
 ) -> None:
-    import dractl.load as load
-
     again: list[str] = []
-    original = load.load_source
+    original = engine.load_source
 
     def recording(source, limits, result, **kwargs):  # type: ignore[no-untyped-def]
         if kwargs.get("comments", True) and not source.path.startswith("<"):  # not a check
@@ -60,7 +58,7 @@ def test_only_what_changes_is_read_again(
 
     path = str(ROOT / "examples" / name)
     loaded = load_paths([path], comments=False)
-    monkeypatch.setattr(load, "load_source", recording)
+    monkeypatch.setattr(engine, "load_source", recording)
     (result,) = convert_read_fast(loaded, Options("v1"), Limits())
     assert again == ([path] if read_again else [])
     assert result.changed is read_again
